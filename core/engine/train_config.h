@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace synaptic::engine {
+
+// Everything a training run needs. Plain values only: this header is included
+// by the UI and the CLI, which must not see LibTorch.
+struct TrainConfig {
+    int epochs = 5;
+    std::size_t subset = 0;     // 0 = the whole training set
+    std::size_t testSubset = 0; // 0 = the whole test set
+    int batchSize = 64;
+    double learningRate = 1e-3;
+    // "cosine": the learning rate decays from learningRate to 0 over the run
+    // along a half cosine; "constant": no decay.
+    std::string lrSchedule = "cosine";
+    double exitWeight = 0.3; // weight of the early-exit head's loss
+    int threads = 0;         // 0 = one per hardware thread
+    std::string device = "auto";
+    std::uint64_t seed = 1;
+    std::string dataDir;      // empty = $SYNAPTIC_DATA_DIR or the Debian dataset
+    int progressEverySteps = 20;
+    int evalEverySteps = 0;   // 0 = evaluate at the end of each epoch only
+};
+
+// A config problem, with the field (JSON path or flag) that is wrong.
+class ConfigError : public std::runtime_error {
+public:
+    ConfigError(const std::string &where, const std::string &problem)
+        : std::runtime_error(where + ": " + problem), m_where(where) {}
+    const std::string &where() const { return m_where; }
+
+private:
+    std::string m_where;
+};
+
+// Checks ranges; throws ConfigError naming the first bad field.
+void validate(const TrainConfig &config);
+
+// Reads a JSON file of the form {"training": {"epochs": 5, "batch": 64, ...},
+// "data": {"dir": "..."}} over `base`; unknown keys are errors so typos
+// don't silently do nothing. Throws ConfigError with "FILE: training.batch: ..."
+TrainConfig loadTrainConfig(const std::string &path, TrainConfig base = {});
+
+} // namespace synaptic::engine
