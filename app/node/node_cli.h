@@ -1,0 +1,26 @@
+#pragma once
+
+#include "core/engine/train_config.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace synaptic::app {
+
+// What `synaptic-node` was asked to do. Parsing is separate from running so
+// the flags are checked before any data is loaded.
+struct NodeCommand {
+    enum class Kind { Train, Version, Help };
+    Kind kind = Kind::Help;
+    engine::TrainConfig train;
+    std::string reportPath;
+};
+
+// Parses argv (without argv[0]). Throws engine::ConfigError naming the flag
+// and what is wrong; the caller prints it with the usage and exits 2.
+NodeCommand parseNodeCommand(const std::vector<std::string> &args);
+
+std::string nodeUsage();
+
+} // namespace synaptic::app

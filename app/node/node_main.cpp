@@ -1,0 +1,74 @@
+// synaptic-node: the headless engine CLI. Qt-free so it builds with
+// SYNAPTIC_ENGINE_ONLY=ON on GPU servers and edge boxes.
+#include "node_cli.h"
+
+#include "core/data/data_error.h"
+#include "core/engine/console_progress.h"
+#include "core/engine/device.h"
+#include "core/engine/trainer.h"
+#include "synaptic_version.h"
+
+#include <cstdio>
+#include <iostream>
+
+using namespace synaptic;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1; // the run itself failed (data, device, I/O)
+constexpr int kExitUsage = 2;   // bad flags or config
+
+void printVersion() {
+    std::printf("synaptic-node %s\n", SYNAPTIC_VERSION);
+    std::printf("LibTorch %s (CUDA %s)\n", SYNAPTIC_TORCH_VERSION,
+                engine::cudaAvailable() ? "available" : "not available");
+    std::printf("build: engine-only CLI, no Qt, no protobuf, no gRPC\n");
+}
+
+int runTrain(const app::NodeCommand &cmd) {
+    engine::Trainer trainer(cmd.train);
+    engine::ConsoleProgress progress(stderr);
+    const engine::TrainReport report = trainer.run(std::ref(progress));
+    std::printf("test_accuracy %.4f  exit_test_accuracy %.4f  epochs %d  %.0f samples/s  %.1f s wall  device %s  "
+                "threads %d\n",
+                report.testAccuracy, report.exitTestAccuracy, report.epochs, report.samplesPerSecond,
+                report.wallSeconds, report.device.c_str(), report.threads);
+    if (!cmd.reportPath.empty()) {
+        engine::writeFileAtomically(cmd.reportPath, engine::toJson(report));
+        std::printf("report written to %s\n", cmd.reportPath.c_str());
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    app::NodeCommand cmd;
+    try {
+        cmd = app::parseNodeCommand(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const engine::ConfigError &e) {
+        std::fprintf(stderr, "synaptic-node: error: %s\n\n%s", e.what(), app::nodeUsage().c_str());
+        return kExitUsage;
+    }
+    try {
+        switch (cmd.kind) {
+        case app::NodeCommand::Kind::Version:
+            printVersion();
+            return kExitOk;
+        case app::NodeCommand::Kind::Help:
+            std::printf("%s", app::nodeUsage().c_str());
+            return kExitOk;
+        case app::NodeCommand::Kind::Train:
+            return runTrain(cmd);
+        }
+    } catch (const data::DataError &e) {
+        std::fprintf(stderr, "synaptic-node: data error: %s\n", e.what());
+    } catch (const engine::ConfigError &e) {
+        std::fprintf(stderr, "synaptic-node: error: %s\n", e.what());
+        return kExitUsage;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "synaptic-node: error: %s\n", e.what());
+    }
+    return kExitFailure;
+}
