@@ -1,0 +1,186 @@
+// bench/train_throughput: the engine trainer's samples/s against a plain
+// LibTorch loop of the same model, batch, data and threads, and the training
+// step's GFLOP/s against a large matmul, all measured in the same run.
+//
+//   build/release/bench/train_throughput [--samples N] [--batch N] [--threads N]
+//                                        [--rounds N] [--json FILE]
+#include "core/data/fashion_mnist.h"
+#include "core/engine/model.h"
+#include "core/engine/tensor_data.h"
+#include "core/engine/train_report.h"
+#include "core/engine/trainer.h"
+
+#include <ATen/Parallel.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace synaptic;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+    std::size_t samples = 20000;
+    int batch = 64;
+    int threads = 0;
+    int rounds = 3;
+    std::string json;
+};
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// The baseline: the loop one writes by hand with LibTorch. Same model, same
+// losses (main + weighted exit head), same Adam and cosine schedule, same
+// shuffling and batching; no progress reporting, no pause/stop checks.
+double plainLoopSamplesPerSecond(const engine::TensorSet &train, int batch, double lr, double exitWeight,
+                                 std::uint64_t seed) {
+    torch::manual_seed(seed);
+    engine::SynapticNet model;
+    torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(lr));
+    model->train();
+    const std::int64_t n = train.size();
+    const long long total = (n + batch - 1) / batch;
+    long long step = 0;
+    const auto start = Clock::now();
+    const auto order = torch::randperm(n, torch::kInt64);
+    for (std::int64_t s = 0; s < n; s += batch, ++step) {
+        const double stepLr = 0.5 * lr * (1.0 + std::cos(M_PI * double(step) / double(total)));
+        for (auto &g : optimizer.param_groups())
+            static_cast<torch::optim::AdamOptions &>(g.options()).lr(stepLr);
+        const auto idx = order.slice(0, s, std::min(n, s + batch));
+        const auto x = train.images.index_select(0, idx);
+        const auto y = train.labels.index_select(0, idx);
+        optimizer.zero_grad();
+        const auto out = model->forward(x);
+        const auto loss = torch::nn::functional::cross_entropy(out.logits, y) +
+                          exitWeight * torch::nn::functional::cross_entropy(out.exitLogits, y);
+        loss.backward();
+        optimizer.step();
+    }
+    return double(n) / seconds(start, Clock::now());
+}
+
+double matmulGflops(int size) {
+    const auto a = torch::randn({size, size});
+    const auto b = torch::randn({size, size});
+    auto c = torch::matmul(a, b); // warm-up
+    const int reps = 20;
+    const auto start = Clock::now();
+    for (int i = 0; i < reps; ++i)
+        c = torch::matmul(a, b);
+    const double t = seconds(start, Clock::now());
+    return 2.0 * double(size) * size * size * reps / t / 1e9;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+bool parse(int argc, char **argv, Options &o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "train_throughput: %s needs a value\n", a.c_str());
+            return false;
+        }
+        const char *v = argv[++i];
+        if (a == "--samples") o.samples = std::stoul(v);
+        else if (a == "--batch") o.batch = std::stoi(v);
+        else if (a == "--threads") o.threads = std::stoi(v);
+        else if (a == "--rounds") o.rounds = std::stoi(v);
+        else if (a == "--json") o.json = v;
+        else {
+            std::fprintf(stderr, "train_throughput: unknown option %s\n", a.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    if (!parse(argc, argv, o)) {
+        std::fprintf(stderr, "usage: train_throughput [--samples N] [--batch N] [--threads N] [--rounds N] [--json FILE]\n");
+        return 2;
+    }
+    const int threads = engine::resolveThreadCount(o.threads);
+    at::set_num_threads(threads);
+
+    engine::TrainConfig cfg;
+    cfg.epochs = 1;
+    cfg.subset = o.samples;
+    cfg.testSubset = 1000; // evaluation is timed apart and not part of samples/s
+    cfg.batchSize = o.batch;
+    cfg.threads = threads;
+    cfg.device = "cpu";
+    cfg.progressEverySteps = 20;
+
+    const auto data = data::loadFashionMnist(data::resolveDataDir(""), data::Split::Train, o.samples);
+    const engine::TensorSet train = engine::toTensors(data, "cpu");
+
+    // Warm-up both paths once (allocator, OpenBLAS threads), then alternate
+    // so that machine drift hits both equally.
+    { engine::TrainConfig w = cfg; w.subset = 2048; engine::Trainer(w).run(); }
+    plainLoopSamplesPerSecond(engine::TensorSet{train.images.slice(0, 0, 2048), train.labels.slice(0, 0, 2048)},
+                              o.batch, cfg.learningRate, cfg.exitWeight, 1);
+    std::vector<double> engineRuns, plainRuns;
+    for (int r = 0; r < o.rounds; ++r) {
+        cfg.seed = std::uint64_t(r + 1);
+        engineRuns.push_back(engine::Trainer(cfg).run().samplesPerSecond);
+        plainRuns.push_back(plainLoopSamplesPerSecond(train, o.batch, cfg.learningRate, cfg.exitWeight, cfg.seed));
+        std::printf("round %d: engine %.0f samples/s, plain %.0f samples/s\n", r + 1, engineRuns.back(),
+                    plainRuns.back());
+        std::fflush(stdout);
+    }
+    const double engineSps = median(engineRuns);
+    const double plainSps = median(plainRuns);
+    const double flopsPerSample = 6.0 * double(engine::SynapticNetImpl::forwardMacsPerSample()); // fwd + bwd
+    const double stepGflops = engineSps * flopsPerSample / 1e9;
+    const double mmGflops = matmulGflops(2048);
+
+    std::string command = "build/release/bench/train_throughput";
+    for (int i = 1; i < argc; ++i)
+        command += std::string(" ") + argv[i];
+    std::printf("\ntrain_throughput (%zu samples, batch %d, %d threads, median of %d rounds)\n", o.samples, o.batch,
+                threads, o.rounds);
+    std::printf("  engine trainer : %8.0f samples/s\n", engineSps);
+    std::printf("  plain loop     : %8.0f samples/s   (baseline)\n", plainSps);
+    std::printf("  ratio          : %8.3f           (goal >= 0.95)\n", engineSps / plainSps);
+    std::printf("  training step  : %8.1f GFLOP/s   (%.1f MFLOP per sample)\n", stepGflops, flopsPerSample / 1e6);
+    std::printf("  2048^2 matmul  : %8.1f GFLOP/s   (step reaches %.0f %% of it)\n", mmGflops,
+                100.0 * stepGflops / mmGflops);
+    std::printf("  reproduce      : %s\n", command.c_str());
+
+    if (!o.json.empty()) {
+        nlohmann::json j{{"engine_samples_per_second", engineSps},
+                         {"plain_samples_per_second", plainSps},
+                         {"ratio", engineSps / plainSps},
+                         {"step_gflops", stepGflops},
+                         {"matmul_gflops", mmGflops},
+                         {"matmul_size", 2048},
+                         {"flops_per_sample", flopsPerSample},
+                         {"engine_runs", engineRuns},
+                         {"plain_runs", plainRuns},
+                         {"samples", o.samples},
+                         {"batch", o.batch},
+                         {"threads", threads},
+                         {"command", command}};
+        engine::writeFileAtomically(o.json, j.dump(2) + "\n");
+        std::printf("  json           : %s\n", o.json.c_str());
+    }
+    return 0;
+}
