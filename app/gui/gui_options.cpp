@@ -11,7 +11,7 @@ void addGuiOptions(QCommandLineParser &p) {
         {"subset", "Train on the first N samples only.", "N"},
         {"test-subset", "Evaluate on the first N test samples only.", "N"},
         {"batch", "Mini-batch size (default 64).", "N"},
-        {"lr", "Adam learning rate (default 0.001).", "X"},
+        {"lr", "Adam learning rate (default 0.003).", "X"},
         {"threads", "LibTorch intra-op threads (default: all cores).", "N"},
         {"device", "cpu, cuda or auto (default auto).", "DEVICE"},
         {"seed", "Random seed (default 1).", "N"},

@@ -13,7 +13,9 @@ struct TrainConfig {
     std::size_t subset = 0;     // 0 = the whole training set
     std::size_t testSubset = 0; // 0 = the whole test set
     int batchSize = 64;
-    double learningRate = 1e-3;
+    // 3e-3 with batch-norm and the cosine decay: 0.915 after 5 epochs here,
+    // against 0.906 for 1e-3 (docs/BENCHMARKS.md).
+    double learningRate = 3e-3;
     // "cosine": the learning rate decays from learningRate to 0 over the run
     // along a half cosine; "constant": no decay.
     std::string lrSchedule = "cosine";

@@ -28,6 +28,9 @@ TrainingChart::TrainingChart(QWidget *parent)
     m_accuracyAxis->setTitleText("test accuracy (fraction)");
     m_accuracyAxis->setRange(0.0, 1.0);
     m_accuracyAxis->setLabelFormat("%.2f");
+    // One grid only (the loss axis's); two unaligned grids read as noise.
+    m_accuracyAxis->setGridLineVisible(false);
+    m_accuracyAxis->setTickCount(6);
     c->addAxis(m_stepAxis, Qt::AlignBottom);
     c->addAxis(m_lossAxis, Qt::AlignLeft);
     c->addAxis(m_accuracyAxis, Qt::AlignRight);
