@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QLabel>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
@@ -50,6 +51,12 @@ private Q_SLOTS:
         QCOMPARE(w.chart()->accuracySeries()->count(), 4);
         const double lastAccuracy = w.chart()->accuracySeries()->at(3).y();
         QVERIFY2(lastAccuracy > 0.3 && lastAccuracy <= 1.0, qPrintable(QString::number(lastAccuracy)));
+        // The accuracy axis zooms to the data but keeps every point visible.
+        auto *accuracyAxis = qobject_cast<QValueAxis *>(w.chart()->accuracySeries()->attachedAxes().last());
+        QVERIFY(accuracyAxis);
+        QCOMPARE(accuracyAxis->max(), 1.0);
+        for (const QPointF &p : w.chart()->accuracySeries()->points())
+            QVERIFY(p.y() >= accuracyAxis->min());
         // Coalesced: fewer GUI batches than engine reports (10 + 4 + 1).
         QVERIFY(batches.count() >= 1 && batches.count() <= 15);
         QVERIFY2(w.statusLabel()->text().startsWith("Finished"), qPrintable(w.statusLabel()->text()));

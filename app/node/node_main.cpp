@@ -23,7 +23,9 @@ void printVersion() {
     std::printf("synaptic-node %s\n", SYNAPTIC_VERSION);
     std::printf("LibTorch %s (CUDA %s)\n", SYNAPTIC_TORCH_VERSION,
                 engine::cudaAvailable() ? "available" : "not available");
-    std::printf("build: engine-only CLI, no Qt, no protobuf, no gRPC\n");
+    std::printf("build: %s, %s, C++20, SYNAPTIC_ENGINE_ONLY=%s\n", SYNAPTIC_BUILD_TYPE, SYNAPTIC_COMPILER,
+                SYNAPTIC_ENGINE_ONLY_BUILD);
+    std::printf("this binary: engine-only CLI, no Qt, no protobuf, no gRPC\n");
 }
 
 int runTrain(const app::NodeCommand &cmd) {

@@ -4,6 +4,9 @@
 #include <QPen>
 #include <QValueAxis>
 
+#include <algorithm>
+#include <cmath>
+
 namespace synaptic::ui {
 
 TrainingChart::TrainingChart(QWidget *parent)
@@ -69,6 +72,7 @@ void TrainingChart::clear() {
     m_exitAccuracy->clear();
     m_stepAxis->setRange(0, 100);
     m_lossAxis->setRange(0, 1);
+    m_accuracyAxis->setRange(0, 1);
 }
 
 void TrainingChart::append(const QVector<engine::TrainProgress> &batch) {
@@ -106,6 +110,17 @@ void TrainingChart::rescale() {
     m_stepAxis->applyNiceNumbers();
     m_lossAxis->setRange(0, std::max(0.5, m_maxLoss * 1.05));
     m_lossAxis->applyNiceNumbers();
+    // Accuracy zooms to the data (down to the 0.1 below its lowest point) so
+    // the last percent of progress stays visible; 1.0 stays the top.
+    double minAccuracy = 1.0;
+    for (const auto &points : {m_accuracyPoints, m_exitAccuracyPoints})
+        for (const QPointF &p : points)
+            minAccuracy = std::min(minAccuracy, p.y());
+    const double low = std::clamp(std::floor(minAccuracy * 10.0 - 1e-9) / 10.0, 0.0, 0.9);
+    m_accuracyAxis->setRange(low, 1.0);
+    // Ticks every 0.05 on a zoomed axis, every 0.1 on a wide one.
+    const double tickStep = 1.0 - low <= 0.5 ? 0.05 : 0.1;
+    m_accuracyAxis->setTickCount(int(std::lround((1.0 - low) / tickStep)) + 1);
 }
 
 } // namespace synaptic::ui
