@@ -99,15 +99,24 @@ bool parse(int argc, char **argv, Options &o) {
             return false;
         }
         const char *v = argv[++i];
-        if (a == "--samples") o.samples = std::stoul(v);
-        else if (a == "--batch") o.batch = std::stoi(v);
-        else if (a == "--threads") o.threads = std::stoi(v);
-        else if (a == "--rounds") o.rounds = std::stoi(v);
-        else if (a == "--json") o.json = v;
-        else {
-            std::fprintf(stderr, "train_throughput: unknown option %s\n", a.c_str());
+        try {
+            if (a == "--samples") o.samples = std::stoul(v);
+            else if (a == "--batch") o.batch = std::stoi(v);
+            else if (a == "--threads") o.threads = std::stoi(v);
+            else if (a == "--rounds") o.rounds = std::stoi(v);
+            else if (a == "--json") o.json = v;
+            else {
+                std::fprintf(stderr, "train_throughput: unknown option %s\n", a.c_str());
+                return false;
+            }
+        } catch (const std::exception &) {
+            std::fprintf(stderr, "train_throughput: %s expects a number, got '%s'\n", a.c_str(), v);
             return false;
         }
+    }
+    if (o.samples < 256 || o.batch < 1 || o.threads < 0 || o.rounds < 2) {
+        std::fprintf(stderr, "train_throughput: need --samples >= 256, --batch >= 1, --threads >= 0, --rounds >= 2\n");
+        return false;
     }
     return true;
 }

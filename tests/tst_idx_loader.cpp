@@ -108,7 +108,7 @@ private Q_SLOTS:
         QTest::newRow("truncated payload") << "images" << "truncate" << "truncated";
         QTest::newRow("truncated header") << "labels" << "short-header" << "truncated IDX header";
         QTest::newRow("bad magic") << "images" << "magic" << "magic";
-        QTest::newRow("wrong type") << "images" << "type" << "element type";
+        QTest::newRow("wrong type") << "images" << "type" << "element type 0x0D";
         QTest::newRow("wrong rank") << "labels" << "rank" << "rank";
         QTest::newRow("wrong image size") << "images" << "dims" << "expected 28x28";
         QTest::newRow("count mismatch") << "labels" << "count" << "labels but";

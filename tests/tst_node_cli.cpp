@@ -43,6 +43,10 @@ private Q_SLOTS:
         QTest::newRow("trailing junk") << QStringList{"train", "--batch=64x"} << 2 << "--batch: expects a number";
         QTest::newRow("zero epochs") << QStringList{"train", "--epochs", "0"} << 2 << "--epochs: must be between";
         QTest::newRow("bad device") << QStringList{"train", "--device", "tpu"} << 2 << "unknown device 'tpu'";
+        QTest::newRow("bad cuda ordinal") << QStringList{"train", "--device", "cuda:x"} << 2 << "unknown device 'cuda:x'";
+        QTest::newRow("cpu ordinal") << QStringList{"train", "--device", "cpu:0"} << 2 << "unknown device 'cpu:0'";
+        QTest::newRow("flag name in message") << QStringList{"train", "--exit-weight", "-1"} << 2
+                                              << "--exit-weight: must be between";
         QTest::newRow("missing config") << QStringList{"train", "--config", "/nonexistent.json"} << 2
                                         << "/nonexistent.json: cannot open";
         QTest::newRow("missing data") << QStringList{"train", "--data", "/nonexistent/fm", "--subset", "10"} << 1
@@ -74,6 +78,18 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(path) && r.err.contains("batch"), qPrintable(r.err));
     }
 
+    void configWithEqualsSign() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bad.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"training": {"epochs": "many"}})");
+        f.close();
+        const Result r = runNode({"train", "--config=" + path});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("training.epochs"), qPrintable(r.err));
+    }
+
     void version() {
         const Result r = runNode({"--version"});
         QCOMPARE(r.exitCode, 0);
@@ -92,7 +108,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString report = dir.filePath("report.json");
         const Result r = runNode({"train", "--epochs", "1", "--subset", "2048", "--test-subset", "1000", "--threads",
-                                  "2", "--seed", "5", "--report", report});
+                                  "2", "--seed", "5", "--device", "cpu", "--report", report});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("report written to " + report), qPrintable(r.out));
         // Not a terminal here: plain progress lines, no carriage-return bar.

@@ -101,6 +101,14 @@ private Q_SLOTS:
         QVERIFY2(skewed > mild + 0.05, qPrintable(QString("%1 vs %2").arg(skewed).arg(mild)));
     }
 
+    void dirichletTinyAlphaDoesNotUnderflow() {
+        // Gamma draws with alpha 1e-4 underflow to 0; each class must still
+        // land somewhere, as a whole (the alpha -> 0 limit).
+        const auto p = partitionDirichlet(m_labels, 4, 1e-4, 11);
+        verifyExactCover(p, m_labels.size());
+        QVERIFY(meanDominantShare(m_labels, p) > 0.3);
+    }
+
     void dirichletDeterministic() {
         QCOMPARE(partitionDirichlet(m_labels, 3, 0.5, 9), partitionDirichlet(m_labels, 3, 0.5, 9));
         QVERIFY(partitionDirichlet(m_labels, 3, 0.5, 9) != partitionDirichlet(m_labels, 3, 0.5, 10));

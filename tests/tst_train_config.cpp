@@ -54,7 +54,12 @@ private Q_SLOTS:
         QTest::newRow("unknown field") << R"({"training": {"epoch": 3}})" << "training.epoch: unknown key";
         QTest::newRow("wrong type") << R"({"training": {"batch": "big"}})" << "training.batch: must be an integer";
         QTest::newRow("fraction for integer") << R"({"training": {"epochs": 2.5}})" << "training.epochs: must be an integer";
-        QTest::newRow("string for number") << R"({"training": {"lr": "fast"}})" << "training.lr: has the wrong type";
+        QTest::newRow("string for number") << R"({"training": {"lr": "fast"}})" << "training.lr: must be a number";
+        QTest::newRow("bool for number") << R"({"training": {"lr": true}})" << "training.lr: must be a number";
+        QTest::newRow("number for string") << R"({"training": {"device": 1}})" << "training.device: must be a string";
+        QTest::newRow("integer overflow") << R"({"training": {"epochs": 4294967297}})" << "training.epochs: is too large";
+        QTest::newRow("negative overflow") << R"({"training": {"batch": -9999999999}})" << "training.batch: is out of range";
+        QTest::newRow("cuda ordinal junk") << R"({"training": {"device": "cuda:abc"}})" << "unknown device 'cuda:abc'";
         QTest::newRow("negative count") << R"({"training": {"subset": -5}})" << "training.subset: must not be negative";
         QTest::newRow("zero epochs") << R"({"training": {"epochs": 0}})" << "epochs: must be between";
         QTest::newRow("huge batch") << R"({"training": {"batch": 1000000}})" << "batch: must be between";

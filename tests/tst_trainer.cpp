@@ -18,7 +18,7 @@ TrainConfig smallConfig() {
     c.subset = 6000;
     c.testSubset = 2000;
     c.threads = 2;
-    c.device = "auto";
+    c.device = "cpu"; // pause/stop timing assumes CPU-sized steps
     c.seed = 3;
     return c;
 }
@@ -100,14 +100,53 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() >= 3, 20000);
         trainer.pause();
         QVERIFY(trainer.isPaused());
-        QTest::qWait(300); // let an in-flight step finish
+        // Wait until the engine confirms it is blocked, not for a guess at
+        // how long a step takes on a loaded machine.
+        QTRY_VERIFY_WITH_TIMEOUT(trainer.isHeld(), 20000);
         const long long pausedAt = lastStep.load();
         QTest::qWait(500);
         QCOMPARE(lastStep.load(), pausedAt);
+        QVERIFY(trainer.isHeld());
         trainer.resume();
         QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() > pausedAt, 20000);
         trainer.requestStop();
         worker.join();
+    }
+
+    void stopWhilePausedTakesNoFurtherStep() {
+        TrainConfig c = smallConfig();
+        c.progressEverySteps = 1;
+        Trainer trainer(c);
+        std::atomic<long long> lastStep{0};
+        TrainReport report;
+        std::thread worker([&] { report = trainer.run([&](const TrainProgress &p) {
+            if (p.kind == TrainProgress::Kind::Step)
+                lastStep = p.step;
+        }); });
+        QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() >= 2, 20000);
+        trainer.pause();
+        QTRY_VERIFY_WITH_TIMEOUT(trainer.isHeld(), 20000);
+        const long long pausedAt = lastStep.load();
+        trainer.requestStop();
+        worker.join();
+        QVERIFY(report.stopped);
+        QCOMPARE(report.steps, pausedAt);
+        QVERIFY(report.testAccuracy > 0); // a stop still evaluates
+    }
+
+    void abortSkipsFinalEvaluation() {
+        TrainConfig c = smallConfig();
+        c.progressEverySteps = 1;
+        Trainer trainer(c);
+        std::atomic<long long> lastStep{0};
+        TrainReport report;
+        std::thread worker([&] { report = trainer.run([&](const TrainProgress &p) { lastStep = p.step; }); });
+        QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() >= 2, 20000);
+        trainer.requestAbort();
+        worker.join();
+        QVERIFY(report.stopped);
+        QVERIFY(report.evalCurve.empty());
+        QCOMPARE(report.testAccuracy, 0.0);
     }
 
     void badDataDirThrows() {

@@ -142,7 +142,7 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
     settings.setValue(kThemeKey, themeName(m_theme));
-    m_session.stop();
+    m_session.abort();
     event->accept();
 }
 

@@ -4,6 +4,8 @@
 
 #include <QLoggingCategory>
 
+#include <algorithm>
+
 Q_LOGGING_CATEGORY(lcTraining, "synaptic.ui.training")
 
 namespace synaptic::ui {
@@ -18,8 +20,9 @@ TrainingSession::TrainingSession(QObject *parent) : QObject(parent) {
 }
 
 TrainingSession::~TrainingSession() {
+    // Abort, not stop: a closing window must not wait for a final evaluation.
     if (m_trainer)
-        m_trainer->requestStop();
+        m_trainer->requestAbort();
     joinWorker();
 }
 
@@ -55,15 +58,21 @@ void TrainingSession::start() {
                 Q_EMIT finished(report);
             }, Qt::QueuedConnection);
         } catch (const std::exception &e) {
-            const QString message = QString::fromStdString(e.what());
-            QMetaObject::invokeMethod(this, [this, message] {
-                flush();
-                qCWarning(lcTraining) << "training failed:" << message;
-                setState(State::Failed);
-                Q_EMIT failed(message);
-            }, Qt::QueuedConnection);
+            reportFailure(QString::fromStdString(e.what()));
+        } catch (...) {
+            // Nothing may escape a std::thread: it would call std::terminate.
+            reportFailure(QStringLiteral("unknown error in the training engine"));
         }
     });
+}
+
+void TrainingSession::reportFailure(const QString &message) {
+    QMetaObject::invokeMethod(this, [this, message] {
+        flush();
+        qCWarning(lcTraining) << "training failed:" << message;
+        setState(State::Failed);
+        Q_EMIT failed(message);
+    }, Qt::QueuedConnection);
 }
 
 void TrainingSession::pause() {
@@ -87,14 +96,28 @@ void TrainingSession::stop() {
     setState(State::Stopping);
 }
 
+void TrainingSession::abort() {
+    if (m_state != State::Running && m_state != State::Paused)
+        return;
+    m_trainer->requestAbort();
+    setState(State::Stopping);
+}
+
+bool TrainingSession::isEngineHeld() const { return m_trainer && m_trainer->isHeld(); }
+
 void TrainingSession::onEngineProgress(const engine::TrainProgress &progress) {
     bool schedule = false;
     {
         std::lock_guard lock(m_bufferMutex);
-        // Bounded: if the GUI falls far behind, drop the oldest step points
+        // Bounded: if the GUI falls far behind, drop the oldest step point
         // rather than grow without limit; evaluations are few and kept.
-        if (m_buffer.size() >= kMaxBuffered && progress.kind == engine::TrainProgress::Kind::Step)
-            m_buffer.pop_front();
+        if (m_buffer.size() >= kMaxBuffered) {
+            auto oldestStep = std::find_if(m_buffer.begin(), m_buffer.end(), [](const engine::TrainProgress &p) {
+                return p.kind == engine::TrainProgress::Kind::Step;
+            });
+            if (oldestStep != m_buffer.end())
+                m_buffer.erase(oldestStep);
+        }
         m_buffer.push_back(progress);
         if (!m_flushScheduled) {
             m_flushScheduled = true;

@@ -43,6 +43,12 @@ public Q_SLOTS:
     void pause();
     void resume();
     void stop();
+    // Stop without the final evaluation (closing the window).
+    void abort();
+
+public:
+    // True once the engine thread is blocked by a pause (tests, status).
+    bool isEngineHeld() const;
 
 Q_SIGNALS:
     void stateChanged(synaptic::ui::TrainingSession::State state);
@@ -52,6 +58,7 @@ Q_SIGNALS:
 
 private:
     void setState(State state);
+    void reportFailure(const QString &message); // engine thread
     void onEngineProgress(const engine::TrainProgress &progress); // engine thread
     void flush();                                                  // GUI thread
     void joinWorker();

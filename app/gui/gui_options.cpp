@@ -2,6 +2,8 @@
 
 #include <QCommandLineParser>
 
+#include <limits>
+
 namespace synaptic::app {
 
 void addGuiOptions(QCommandLineParser &p) {
@@ -25,21 +27,30 @@ void addGuiOptions(QCommandLineParser &p) {
 
 namespace {
 
-long long number(const QCommandLineParser &p, const QString &name) {
+// Range-checked before any narrowing cast, so "-5" or "1e12" can't wrap.
+long long number(const QCommandLineParser &p, const QString &name, long long min, long long max) {
     bool ok = false;
     const long long v = p.value(name).toLongLong(&ok);
+    const std::string flag = "--" + name.toStdString();
     if (!ok)
-        throw engine::ConfigError("--" + name.toStdString(), "expects a number, got '" + p.value(name).toStdString() + "'");
+        throw engine::ConfigError(flag, "expects an integer, got '" + p.value(name).toStdString() + "'");
+    if (v < min || v > max)
+        throw engine::ConfigError(flag, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                                            ", got " + std::to_string(v));
     return v;
 }
 
-double real(const QCommandLineParser &p, const QString &name) {
+double real(const QCommandLineParser &p, const QString &name, double min, double max) {
     bool ok = false;
     const double v = p.value(name).toDouble(&ok);
-    if (!ok)
-        throw engine::ConfigError("--" + name.toStdString(), "expects a number, got '" + p.value(name).toStdString() + "'");
+    const std::string flag = "--" + name.toStdString();
+    if (!ok || !(v >= min && v <= max))
+        throw engine::ConfigError(flag, "expects a number between " + std::to_string(min) + " and " +
+                                            std::to_string(max) + ", got '" + p.value(name).toStdString() + "'");
     return v;
 }
+
+constexpr long long kMaxCount = 1'000'000'000;
 
 } // namespace
 
@@ -49,19 +60,19 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     o.train.evalEverySteps = 200;
     if (p.isSet("config"))
         o.train = engine::loadTrainConfig(p.value("config").toStdString(), o.train);
-    if (p.isSet("epochs")) o.train.epochs = int(number(p, "epochs"));
-    if (p.isSet("subset")) o.train.subset = std::size_t(number(p, "subset"));
-    if (p.isSet("test-subset")) o.train.testSubset = std::size_t(number(p, "test-subset"));
-    if (p.isSet("batch")) o.train.batchSize = int(number(p, "batch"));
-    if (p.isSet("lr")) o.train.learningRate = real(p, "lr");
-    if (p.isSet("threads")) o.train.threads = int(number(p, "threads"));
+    if (p.isSet("epochs")) o.train.epochs = int(number(p, "epochs", 1, 10000));
+    if (p.isSet("subset")) o.train.subset = std::size_t(number(p, "subset", 0, kMaxCount));
+    if (p.isSet("test-subset")) o.train.testSubset = std::size_t(number(p, "test-subset", 0, kMaxCount));
+    if (p.isSet("batch")) o.train.batchSize = int(number(p, "batch", 1, 65536));
+    if (p.isSet("lr")) o.train.learningRate = real(p, "lr", 1e-9, 10.0);
+    if (p.isSet("threads")) o.train.threads = int(number(p, "threads", 0, 1024));
     if (p.isSet("device")) o.train.device = p.value("device").toStdString();
-    if (p.isSet("seed")) o.train.seed = std::uint64_t(number(p, "seed"));
+    if (p.isSet("seed")) o.train.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
     if (p.isSet("data")) o.train.dataDir = p.value("data").toStdString();
-    if (p.isSet("eval-every")) o.train.evalEverySteps = int(number(p, "eval-every"));
+    if (p.isSet("eval-every")) o.train.evalEverySteps = int(number(p, "eval-every", 0, kMaxCount));
     o.autostart = !p.isSet("no-autostart");
     o.screenshotPath = p.value("screenshot");
-    if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after");
+    if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after", 0.0, 86400.0);
     engine::validate(o.train);
     return o;
 }

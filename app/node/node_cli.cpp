@@ -1,5 +1,6 @@
 #include "node_cli.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <map>
@@ -50,9 +51,12 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     cmd.kind = NodeCommand::Kind::Train;
 
     // A --config file is read first so flags override it wherever they stand.
-    for (std::size_t i = 1; i + 1 < args.size(); ++i)
-        if (args[i] == "--config")
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        if (args[i] == "--config" && i + 1 < args.size())
             cmd.train = engine::loadTrainConfig(args[i + 1], cmd.train);
+        else if (args[i].rfind("--config=", 0) == 0)
+            cmd.train = engine::loadTrainConfig(args[i].substr(9), cmd.train);
+    }
 
     auto &t = cmd.train;
     const std::map<std::string, std::function<void(const std::string &, const std::string &)>> flags{
@@ -93,7 +97,10 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     try {
         engine::validate(t);
     } catch (const ConfigError &e) {
-        throw ConfigError("--" + e.where(), std::string(e.what()).substr(e.where().size() + 2));
+        // validate() names config keys (exit_weight); name the flag instead.
+        std::string flag = "--" + e.where();
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        throw ConfigError(flag, std::string(e.what()).substr(e.where().size() + 2));
     }
     return cmd;
 }

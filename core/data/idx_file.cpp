@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -65,9 +66,11 @@ IdxFile readIdxFile(const std::string &path, int expectedRank) {
         throw DataError(path, "file too short for an IDX header (need 4 magic bytes)");
     if (magic[0] != 0 || magic[1] != 0)
         throw DataError(path, "bad IDX magic number: first two bytes must be zero");
-    if (magic[2] != kUnsignedByteType)
-        throw DataError(path, "unsupported IDX element type 0x" + std::to_string(magic[2]) +
-                                  " (only unsigned byte, 0x08)");
+    if (magic[2] != kUnsignedByteType) {
+        char type[8];
+        std::snprintf(type, sizeof type, "0x%02X", magic[2]);
+        throw DataError(path, std::string("unsupported IDX element type ") + type + " (only unsigned byte, 0x08)");
+    }
     if (magic[3] != expectedRank)
         throw DataError(path, "IDX rank is " + std::to_string(magic[3]) + ", expected " +
                                   std::to_string(expectedRank));

@@ -83,6 +83,13 @@ Partition partitionDirichlet(const std::vector<std::uint8_t> &labels, std::size_
             w = sampleGamma(alpha, rng);
             total += w;
         }
+        if (!(total > 0.0) || !std::isfinite(total)) {
+            // Tiny alpha: every draw underflowed. The limit of Dirichlet as
+            // alpha -> 0 puts the whole class in one part.
+            std::fill(weights.begin(), weights.end(), 0.0);
+            weights[static_cast<std::size_t>(rng() % parts)] = 1.0;
+            total = 1.0;
+        }
         // Cut points from the cumulative proportions; the last part takes the
         // remainder so every sample is assigned exactly once.
         std::size_t start = 0;

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <set>
+#include <limits>
 #include <type_traits>
 
 namespace synaptic::engine {
@@ -27,9 +28,9 @@ void validate(const TrainConfig &c) {
         throw ConfigError("eval_every", "must be 0 (per epoch) or positive");
     if (c.lrSchedule != "cosine" && c.lrSchedule != "constant")
         throw ConfigError("lr_schedule", "must be \"cosine\" or \"constant\", got \"" + c.lrSchedule + "\"");
-    static const std::set<std::string> devicePrefixes{"cpu", "cuda", "auto"};
-    const std::string prefix = c.device.substr(0, c.device.find(':'));
-    if (!devicePrefixes.count(prefix))
+    const bool cudaOrdinal = c.device.size() > 5 && c.device.size() <= 8 && c.device.rfind("cuda:", 0) == 0 &&
+                             c.device.find_first_not_of("0123456789", 5) == std::string::npos;
+    if (c.device != "cpu" && c.device != "cuda" && c.device != "auto" && !cudaOrdinal)
         throw ConfigError("device", "unknown device '" + c.device + "' (expected cpu, cuda, cuda:N or auto)");
 }
 
@@ -46,10 +47,23 @@ T read(const json &obj, const char *key, const std::string &where, T fallback) {
     if constexpr (std::is_integral_v<T>) {
         if (!it->is_number_integer())
             throw ConfigError(field, "must be an integer, got " + it->dump());
-        if constexpr (std::is_unsigned_v<T>) {
-            if (it->get<long long>() < 0)
+        if (it->is_number_unsigned()) {
+            if (it->get<std::uint64_t>() > std::uint64_t(std::numeric_limits<T>::max()))
+                throw ConfigError(field, "is too large, got " + it->dump());
+        } else {
+            const long long v = it->get<long long>();
+            if (std::is_unsigned_v<T> && v < 0)
                 throw ConfigError(field, "must not be negative, got " + it->dump());
+            if (!std::is_unsigned_v<T> && (v < (long long)std::numeric_limits<T>::min() ||
+                                           v > (long long)std::numeric_limits<T>::max()))
+                throw ConfigError(field, "is out of range, got " + it->dump());
         }
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (!it->is_number())
+            throw ConfigError(field, "must be a number, got " + it->dump());
+    } else {
+        if (!it->is_string())
+            throw ConfigError(field, "must be a string, got " + it->dump());
     }
     try {
         return it->get<T>();

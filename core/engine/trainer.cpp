@@ -47,14 +47,18 @@ void setLearningRate(torch::optim::Adam &optimizer, double lr) {
 struct Trainer::Impl {
     TrainConfig config;
     std::atomic<bool> stopRequested{false};
+    std::atomic<bool> abortRequested{false};
     std::atomic<bool> paused{false};
+    std::atomic<bool> held{false};
     std::mutex pauseMutex;
     std::condition_variable pauseCv;
 
     // Blocks the engine thread while paused, until resume() or requestStop().
     void waitWhilePaused() {
         std::unique_lock lock(pauseMutex);
+        held = true;
         pauseCv.wait(lock, [this] { return !paused.load() || stopRequested.load(); });
+        held = false;
     }
 };
 
@@ -81,7 +85,14 @@ void Trainer::requestStop() {
     m_impl->pauseCv.notify_all();
 }
 
+void Trainer::requestAbort() {
+    m_impl->abortRequested = true;
+    requestStop();
+}
+
 bool Trainer::isPaused() const { return m_impl->paused.load(); }
+
+bool Trainer::isHeld() const { return m_impl->held.load(); }
 
 TrainReport Trainer::run(const ProgressCallback &onProgress) {
     const auto wallStart = Clock::now();
@@ -165,6 +176,8 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
                 trainSeconds += std::chrono::duration<double>(Clock::now() - segmentStart).count();
                 m_impl->waitWhilePaused();
                 segmentStart = Clock::now();
+                if (m_impl->stopRequested) // woken by a stop, not a resume
+                    break;
             }
             const auto idx = order.slice(0, start, std::min(n, start + batch));
             const auto images = train.images.index_select(0, idx);
@@ -208,10 +221,14 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
     }
 
     report.stopped = m_impl->stopRequested.load();
-    if (report.evalCurve.empty() || report.evalCurve.back().step != progress.step)
+    const bool evaluated = !report.evalCurve.empty() && report.evalCurve.back().step == progress.step;
+    if (!evaluated && !m_impl->abortRequested)
         runEvaluation();
-    report.testAccuracy = report.evalCurve.back().testAccuracy;
-    report.exitTestAccuracy = report.evalCurve.back().exitTestAccuracy;
+    // An aborted run reports its latest evaluation, if it had one.
+    if (!report.evalCurve.empty()) {
+        report.testAccuracy = report.evalCurve.back().testAccuracy;
+        report.exitTestAccuracy = report.evalCurve.back().exitTestAccuracy;
+    }
     report.steps = progress.step;
     report.samples = progress.samplesSeen;
     report.trainSeconds = trainSeconds;

@@ -32,8 +32,16 @@ public:
 
     void pause();
     void resume();
+    // Stop at the next step boundary; run() still evaluates the model it has
+    // and returns a full report.
     void requestStop();
+    // Stop at the next step boundary and skip the final evaluation: for a
+    // window that is closing and must not wait seconds for it.
+    void requestAbort();
     bool isPaused() const;
+    // True while the engine thread is actually blocked by pause(), i.e. the
+    // in-flight step (if any) has finished. For tests and status displays.
+    bool isHeld() const;
 
     const TrainConfig &config() const;
 
