@@ -164,6 +164,7 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
         emit(TrainProgress::Kind::Evaluation);
     };
 
+    const bool cosineSchedule = cfg.lrSchedule == "cosine";
     model->train();
     for (int epoch = 1; epoch <= cfg.epochs && !m_impl->stopRequested; ++epoch) {
         progress.epoch = epoch;
@@ -183,7 +184,7 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
             const auto images = train.images.index_select(0, idx);
             const auto labels = train.labels.index_select(0, idx);
 
-            if (cfg.lrSchedule == "cosine")
+            if (cosineSchedule)
                 setLearningRate(optimizer, cosineLearningRate(cfg.learningRate, progress.step, progress.totalSteps));
             optimizer.zero_grad();
             const ModelOutput out = model->forward(images);
