@@ -1,0 +1,200 @@
+#include "cluster_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace synaptic::engine {
+
+using nlohmann::json;
+
+int ClusterConfig::edgeCount() const {
+    int n = 0;
+    for (const auto &r : regions)
+        n += int(r.edges.size());
+    return n;
+}
+
+namespace {
+
+// Walks the JSON with the path of the current object, so every error can
+// name its field exactly.
+class Reader {
+public:
+    Reader(const json &obj, std::string path, std::set<std::string> known) : m_obj(obj), m_path(std::move(path)) {
+        if (!obj.is_object())
+            fail(m_path.empty() ? "(top level)" : m_path, "must be an object");
+        for (auto it = obj.begin(); it != obj.end(); ++it)
+            if (!known.count(it.key()))
+                fail(field(it.key()), "unknown key");
+    }
+
+    [[noreturn]] static void fail(const std::string &where, const std::string &problem) {
+        throw ConfigError(where, problem);
+    }
+    std::string field(const std::string &key) const { return m_path.empty() ? key : m_path + "." + key; }
+    bool has(const char *key) const { return m_obj.contains(key); }
+    const json &at(const char *key) const { return m_obj.at(key); }
+
+    double number(const char *key, double fallback, double min, double max, bool minExclusive = false) const {
+        if (!has(key))
+            return fallback;
+        const json &v = at(key);
+        if (!v.is_number())
+            fail(field(key), "must be a number, got " + v.dump());
+        const double x = v.get<double>();
+        if (!std::isfinite(x) || (minExclusive ? x <= min : x < min) || x > max) {
+            std::ostringstream range;
+            range << (minExclusive ? "must be > " : "must be >= ") << min << " and <= " << max << ", got " << v.dump();
+            fail(field(key), range.str());
+        }
+        return x;
+    }
+    long long integer(const char *key, long long fallback, long long min, long long max) const {
+        if (!has(key))
+            return fallback;
+        const json &v = at(key);
+        if (!v.is_number_integer())
+            fail(field(key), "must be an integer, got " + v.dump());
+        const bool tooLarge = v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(max);
+        if (tooLarge || v.get<long long>() < min || v.get<long long>() > max)
+            fail(field(key), "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                                 v.dump());
+        const long long x = v.get<long long>();
+        return x;
+    }
+    std::string text(const char *key, const std::string &fallback, const std::vector<std::string> &allowed = {}) const {
+        if (!has(key))
+            return fallback;
+        const json &v = at(key);
+        if (!v.is_string())
+            fail(field(key), "must be a string, got " + v.dump());
+        const std::string s = v.get<std::string>();
+        if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+            std::string list;
+            for (const auto &a : allowed)
+                list += (list.empty() ? "" : ", ") + a;
+            fail(field(key), "must be one of " + list + ", got \"" + s + "\"");
+        }
+        return s;
+    }
+
+private:
+    const json &m_obj;
+    std::string m_path;
+};
+
+LinkSpec readLink(const json &obj, const std::string &path, LinkSpec spec) {
+    Reader r(obj, path, {"latency_ms", "bandwidth_mbps", "loss"});
+    spec.latencySeconds = r.number("latency_ms", spec.latencySeconds * 1e3, 0, 60'000) / 1e3;
+    spec.bandwidthBitsPerSecond = r.number("bandwidth_mbps", spec.bandwidthBitsPerSecond / 1e6, 0, 1e7, true) * 1e6;
+    spec.lossRate = r.number("loss", spec.lossRate, 0, 0.99);
+    return spec;
+}
+
+} // namespace
+
+ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string &source) {
+    json root;
+    try {
+        root = json::parse(jsonText);
+    } catch (const json::parse_error &e) {
+        throw ConfigError(source, std::string("not valid JSON (") + e.what() + ")");
+    }
+    ClusterConfig c;
+    try {
+        Reader top(root, "", {"seed", "strategy", "knobs", "model", "data", "evaluation", "center", "links", "regions"});
+        c.seed = std::uint64_t(top.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
+        c.strategy = top.text("strategy", c.strategy, kStrategies);
+        if (top.has("knobs")) {
+            Reader k(top.at("knobs"), "knobs",
+                     {"aggregation_window_steps", "center_sync_windows", "diloco_local_steps", "outer_optimizer",
+                      "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds"});
+            auto &n = c.knobs;
+            n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
+            n.centerSyncWindows = int(k.integer("center_sync_windows", n.centerSyncWindows, 1, 100000));
+            n.dilocoLocalSteps = int(k.integer("diloco_local_steps", n.dilocoLocalSteps, 1, 100000));
+            n.outerOptimizer = k.text("outer_optimizer", n.outerOptimizer, {"nesterov", "average"});
+            n.outerLearningRate = k.number("outer_lr", n.outerLearningRate, 0, 10, true);
+            n.outerMomentum = k.number("outer_momentum", n.outerMomentum, 0, 0.999);
+            n.leaseSeconds = k.number("lease_seconds", n.leaseSeconds, 0, 86400, true);
+            n.heartbeatSeconds = k.number("heartbeat_seconds", n.heartbeatSeconds, 0, 86400, true);
+            if (n.heartbeatSeconds >= n.leaseSeconds)
+                Reader::fail("knobs.heartbeat_seconds", "must be shorter than knobs.lease_seconds, or leases lapse "
+                                                        "between heartbeats");
+        }
+        if (top.has("model")) {
+            Reader m(top.at("model"), "model", {"batch", "lr"});
+            c.batchSize = int(m.integer("batch", c.batchSize, 1, 65536));
+            c.learningRate = m.number("lr", c.learningRate, 0, 10, true);
+        }
+        if (top.has("data")) {
+            Reader d(top.at("data"), "data", {"dir", "partition", "dirichlet_alpha"});
+            c.dataDir = d.text("dir", c.dataDir);
+            c.partition = d.text("partition", c.partition, {"iid", "dirichlet"});
+            c.dirichletAlpha = d.number("dirichlet_alpha", c.dirichletAlpha, 0, 1e6, true);
+        }
+        if (top.has("evaluation")) {
+            Reader e(top.at("evaluation"), "evaluation", {"every_seconds", "test_subset"});
+            c.evalEverySeconds = e.number("every_seconds", c.evalEverySeconds, 0, 1e9, true);
+            c.evalTestSubset = std::size_t(e.integer("test_subset", (long long)c.evalTestSubset, 1, 10000));
+        }
+        if (top.has("center")) {
+            Reader ce(top.at("center"), "center", {"gflops"});
+            c.centerGflops = ce.number("gflops", c.centerGflops, 0, 1e9, true);
+        }
+        if (top.has("links")) {
+            Reader l(top.at("links"), "links", {"intra_region", "edge_center", "inter_region"});
+            if (l.has("intra_region")) c.intraRegion = readLink(l.at("intra_region"), "links.intra_region", c.intraRegion);
+            if (l.has("edge_center")) c.edgeCenter = readLink(l.at("edge_center"), "links.edge_center", c.edgeCenter);
+            if (l.has("inter_region")) c.interRegion = readLink(l.at("inter_region"), "links.inter_region", c.interRegion);
+        }
+        if (!top.has("regions") || !top.at("regions").is_array() || top.at("regions").empty())
+            Reader::fail("regions", "must be a non-empty array of regions");
+        std::set<std::string> names{"center"};
+        const json &regions = top.at("regions");
+        for (std::size_t i = 0; i < regions.size(); ++i) {
+            const std::string path = "regions[" + std::to_string(i) + "]";
+            Reader rr(regions[i], path, {"name", "edges"});
+            RegionConfig region;
+            region.name = rr.text("name", "");
+            if (region.name.empty())
+                Reader::fail(path + ".name", "is required");
+            if (!names.insert(region.name).second)
+                Reader::fail(path + ".name", "\"" + region.name + "\" is used twice (or is reserved)");
+            if (!rr.has("edges") || !rr.at("edges").is_array() || rr.at("edges").empty())
+                Reader::fail(path + ".edges", "must be a non-empty array of edges");
+            const json &edges = rr.at("edges");
+            for (std::size_t j = 0; j < edges.size(); ++j) {
+                const std::string epath = path + ".edges[" + std::to_string(j) + "]";
+                Reader er(edges[j], epath, {"name", "gflops"});
+                EdgeConfig edge;
+                edge.name = er.text("name", region.name + "-" + std::to_string(j));
+                if (!names.insert(edge.name).second)
+                    Reader::fail(epath + ".name", "\"" + edge.name + "\" is used twice (or is reserved)");
+                edge.gflops = er.number("gflops", edge.gflops, 0, 1e9, true);
+                region.edges.push_back(edge);
+            }
+            c.regions.push_back(std::move(region));
+        }
+    } catch (const ConfigError &e) {
+        throw ConfigError(source, e.what());
+    }
+    return c;
+}
+
+ClusterConfig loadClusterConfig(const std::string &path) {
+    std::ifstream in(path);
+    if (!in)
+        throw ConfigError(path, "cannot open config file");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parseClusterConfig(text.str(), path);
+}
+
+} // namespace synaptic::engine

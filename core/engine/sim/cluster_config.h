@@ -1,0 +1,65 @@
+#pragma once
+
+#include "link.h"
+
+#include "core/engine/train_config.h" // ConfigError
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+struct EdgeConfig {
+    std::string name;
+    double gflops = 100;   // compute model: virtual seconds = FLOPs / (gflops * 1e9)
+};
+
+struct RegionConfig {
+    std::string name;
+    std::vector<EdgeConfig> edges;
+};
+
+// Knobs of the strategies (DESIGN.md §1); the ones a strategy does not use
+// are ignored by it. All live-editable through commands later.
+struct StrategyKnobs {
+    int aggregationWindowSteps = 4;   // synaptic: local steps merged before pushing to the owner
+    int centerSyncWindows = 8;        // synaptic: windows between center syncs
+    int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
+    std::string outerOptimizer = "nesterov"; // "nesterov" (DiLoCo) or "average"
+    double outerLearningRate = 0.7;
+    double outerMomentum = 0.9;
+    double leaseSeconds = 10;
+    double heartbeatSeconds = 2;
+};
+
+struct ClusterConfig {
+    std::uint64_t seed = 1;
+    std::string strategy = "synaptic"; // synaptic, param_server, allreduce, diloco, gossip
+    StrategyKnobs knobs;
+    int batchSize = 64;
+    double learningRate = 3e-3;
+    std::string dataDir;                 // empty: $SYNAPTIC_DATA_DIR or the Debian dataset
+    std::string partition = "iid";       // "iid" or "dirichlet"
+    double dirichletAlpha = 0.5;
+    double evalEverySeconds = 10;        // virtual
+    std::size_t evalTestSubset = 2000;
+    double centerGflops = 1000;
+    LinkSpec intraRegion{0.001, 1e9, 0.0, true};
+    LinkSpec edgeCenter{0.040, 100e6, 0.0, true};
+    LinkSpec interRegion{0.040, 100e6, 0.0, true};
+    std::vector<RegionConfig> regions;
+
+    int edgeCount() const;
+};
+
+inline const std::vector<std::string> kStrategies{"synaptic", "param_server", "allreduce", "diloco", "gossip"};
+
+// Parses and validates a cluster config (JSON text). Unknown keys, wrong
+// types, out-of-range values, duplicate names and empty regions are
+// ConfigErrors naming `source` and the field, e.g.
+// "default.json: regions[1].edges[0].gflops: must be > 0".
+ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string &source);
+ClusterConfig loadClusterConfig(const std::string &path);
+
+} // namespace synaptic::engine
