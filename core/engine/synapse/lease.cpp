@@ -1,0 +1,98 @@
+#include "lease.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace synaptic::engine {
+
+namespace {
+void checkEdge(int edge, std::size_t count) {
+    if (edge < 0 || std::size_t(edge) >= count)
+        throw std::invalid_argument("lease: no edge " + std::to_string(edge));
+}
+void checkSeconds(double seconds) {
+    if (!(seconds > 0))
+        throw std::invalid_argument("lease: duration must be > 0 seconds");
+}
+} // namespace
+
+LeaseRegistry::LeaseRegistry(int edges, double leaseSeconds) : m_leases(std::size_t(edges)), m_seconds(leaseSeconds) {
+    checkSeconds(leaseSeconds);
+}
+
+Lease LeaseRegistry::heartbeat(int edge, std::uint64_t heldEpoch, double now) {
+    checkEdge(edge, m_leases.size());
+    Lease &current = m_leases[std::size_t(edge)];
+    if (current.validAt(now)) {
+        if (heldEpoch == current.epoch)
+            current.expiresAt = now + m_seconds;
+        return current;
+    }
+    current = Lease{m_nextEpoch++, now + m_seconds};
+    return current;
+}
+
+const Lease &LeaseRegistry::lease(int edge) const {
+    checkEdge(edge, m_leases.size());
+    return m_leases[std::size_t(edge)];
+}
+
+void LeaseRegistry::setLeaseSeconds(double seconds) {
+    checkSeconds(seconds);
+    m_seconds = seconds;
+}
+
+void EdgeLeaseState::onLease(const Lease &lease, double now) {
+    const bool newEpoch = lease.epoch != m_lease.epoch;
+    if (lease.epoch < m_lease.epoch)
+        return; // a delayed answer about an older grant
+    m_lease = lease;
+    if (!m_lease.validAt(now)) {
+        m_mode = Mode::ReadOnly;
+        return;
+    }
+    // A new epoch means this edge was cut off (or is new): its cache may be
+    // behind, so it catches up before it trains again.
+    if (newEpoch || m_mode == Mode::ReadOnly)
+        m_mode = Mode::CatchingUp;
+}
+
+void EdgeLeaseState::onCaughtUp(double now) {
+    if (m_mode == Mode::CatchingUp && m_lease.validAt(now))
+        m_mode = Mode::Training;
+}
+
+EdgeLeaseState::Mode EdgeLeaseState::tick(double now) {
+    if (!m_lease.validAt(now))
+        m_mode = Mode::ReadOnly;
+    return m_mode;
+}
+
+EpochGate::EpochGate(int edges) : m_latestEpoch(std::size_t(edges), 0) {}
+
+void EpochGate::observe(int edge, const Lease &lease) {
+    checkEdge(edge, m_latestEpoch.size());
+    auto &latest = m_latestEpoch[std::size_t(edge)];
+    if (lease.epoch > latest)
+        latest = lease.epoch;
+}
+
+EpochGate::Verdict EpochGate::check(int edge, const Lease &stamped, double sentAt) {
+    checkEdge(edge, m_latestEpoch.size());
+    Verdict verdict = Verdict::Accepted;
+    if (stamped.epoch == 0)
+        verdict = Verdict::NoLease;
+    else if (stamped.epoch < m_latestEpoch[std::size_t(edge)])
+        verdict = Verdict::StaleEpoch;
+    else if (!stamped.validAt(sentAt))
+        verdict = Verdict::ExpiredLease;
+    if (verdict == Verdict::Accepted) {
+        observe(edge, stamped); // a newer epoch seen first on a message
+        ++m_accepted;
+    } else {
+        ++m_rejected;
+    }
+    return verdict;
+}
+
+} // namespace synaptic::engine
