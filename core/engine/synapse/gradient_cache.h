@@ -1,0 +1,57 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace synaptic::engine {
+
+// A shard's gradients merged over one aggregation window, ready for its owner.
+struct MergedGradient {
+    int shard = 0;
+    at::Tensor mean;                 // flat, the mean of the accepted pushes
+    int contributions = 0;
+    std::uint64_t baseVersion = 0;   // oldest version any contribution was computed on
+};
+
+// An edge's local gradient cache (DESIGN.md §1 push_gradient): gradients for
+// a shard accumulate here, each stamped with the shard version it was
+// computed against, until the aggregation window closes and flush() hands the
+// merged result to the owner. Bad input is refused and counted, never merged:
+// a wrong size, any NaN/Inf, a version from the future, or one staler than
+// `maxStaleness` behind the edge's cached version. Engine thread only.
+class GradientCache {
+public:
+    enum class PushResult { Accepted, WrongShape, NonFinite, FutureVersion, Stale, UnknownShard };
+
+    GradientCache(std::vector<std::int64_t> shardSizes, std::uint64_t maxStaleness = 4);
+
+    PushResult pushGradient(int shard, const at::Tensor &gradient, std::uint64_t version);
+    // The edge's cache now holds `version` of the shard (owner update applied).
+    void setCachedVersion(int shard, std::uint64_t version);
+    std::uint64_t cachedVersion(int shard) const;
+
+    // Closes the window: one merged gradient per shard that received any,
+    // in shard order; the cache is empty afterwards.
+    std::vector<MergedGradient> flush();
+
+    std::uint64_t accepted() const { return m_accepted; }
+    std::uint64_t rejected() const { return m_rejected; }
+    bool empty() const;
+
+private:
+    struct Slot {
+        at::Tensor sum;
+        int contributions = 0;
+        std::uint64_t baseVersion = 0;
+        std::uint64_t cachedVersion = 0;
+    };
+    std::vector<std::int64_t> m_sizes;
+    std::vector<Slot> m_slots;
+    std::uint64_t m_maxStaleness;
+    std::uint64_t m_accepted = 0;
+    std::uint64_t m_rejected = 0;
+};
+
+} // namespace synaptic::engine
