@@ -58,7 +58,7 @@ double plainLoopSamplesPerSecond(const engine::TensorSet &train, int batch, doub
     const auto start = Clock::now();
     const auto order = torch::randperm(n, torch::kInt64);
     for (std::int64_t s = 0; s < n; s += batch, ++step) {
-        const double stepLr = 0.5 * lr * (1.0 + std::cos(M_PI * double(step) / double(total)));
+        const double stepLr = engine::cosineLearningRate(lr, step, total);
         for (auto &g : optimizer.param_groups())
             static_cast<torch::optim::AdamOptions &>(g.options()).lr(stepLr);
         const auto idx = order.slice(0, s, std::min(n, s + batch));
