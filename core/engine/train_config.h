@@ -1,7 +1,8 @@
 #pragma once
 
+#include "config_error.h"
+
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 namespace synaptic::engine {
@@ -26,17 +27,6 @@ struct TrainConfig {
     std::string dataDir;      // empty = $SYNAPTIC_DATA_DIR or the Debian dataset
     int progressEverySteps = 20;
     int evalEverySteps = 0;   // 0 = evaluate at the end of each epoch only
-};
-
-// A config problem, with the field (JSON path or flag) that is wrong.
-class ConfigError : public std::runtime_error {
-public:
-    ConfigError(const std::string &where, const std::string &problem)
-        : std::runtime_error(where + ": " + problem), m_where(where) {}
-    const std::string &where() const { return m_where; }
-
-private:
-    std::string m_where;
 };
 
 // Checks ranges; throws ConfigError naming the first bad field.

@@ -2,7 +2,7 @@
 
 #include "link.h"
 
-#include "core/engine/train_config.h" // ConfigError
+#include "core/engine/config_error.h"
 
 #include <cstdint>
 #include <string>
