@@ -31,8 +31,14 @@ std::vector<torch::Tensor> ShardTensors::slices(const ShardSpec &shard, bool gra
         if (shard.rowBegin < 0 || shard.rowEnd > t.size(0) || shard.rowBegin >= shard.rowEnd)
             throw std::invalid_argument("ShardTensors: rows [" + std::to_string(shard.rowBegin) + ", " +
                                         std::to_string(shard.rowEnd) + ") outside layer '" + shard.layer + "'");
-        const torch::Tensor source = grads ? (t.grad().defined() ? t.grad() : torch::zeros_like(t)) : t;
-        out.push_back(source.slice(0, shard.rowBegin, shard.rowEnd));
+        if (grads && !t.grad().defined()) {
+            // No backward yet: zeros of the slice's shape, not of the layer's.
+            auto sizes = t.sizes().vec();
+            sizes[0] = shard.rowEnd - shard.rowBegin;
+            out.push_back(torch::zeros(sizes, t.options()));
+            continue;
+        }
+        out.push_back((grads ? t.grad() : t).slice(0, shard.rowBegin, shard.rowEnd));
     }
     return out;
 }
