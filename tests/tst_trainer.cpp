@@ -12,6 +12,17 @@
 using namespace synaptic::engine;
 
 namespace {
+// Runs `trainer` on a thread, publishing the latest optimizer step it
+// reported; the report lands in `report` once the thread is joined.
+std::thread runInBackground(Trainer &trainer, std::atomic<long long> &lastStep, TrainReport &report) {
+    return std::thread([t = &trainer, step = &lastStep, out = &report] {
+        *out = t->run([step](const TrainProgress &p) {
+            if (p.kind == TrainProgress::Kind::Step)
+                *step = p.step;
+        });
+    });
+}
+
 TrainConfig smallConfig() {
     TrainConfig c;
     c.epochs = 1;
@@ -96,7 +107,8 @@ private Q_SLOTS:
         c.progressEverySteps = 1;
         Trainer trainer(c);
         std::atomic<long long> lastStep{0};
-        std::thread worker([&] { trainer.run([&](const TrainProgress &p) { lastStep = p.step; }); });
+        TrainReport report;
+        std::thread worker = runInBackground(trainer, lastStep, report);
         QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() >= 3, 20000);
         trainer.pause();
         QVERIFY(trainer.isPaused());
@@ -119,10 +131,7 @@ private Q_SLOTS:
         Trainer trainer(c);
         std::atomic<long long> lastStep{0};
         TrainReport report;
-        std::thread worker([&] { report = trainer.run([&](const TrainProgress &p) {
-            if (p.kind == TrainProgress::Kind::Step)
-                lastStep = p.step;
-        }); });
+        std::thread worker = runInBackground(trainer, lastStep, report);
         QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() >= 2, 20000);
         trainer.pause();
         QTRY_VERIFY_WITH_TIMEOUT(trainer.isHeld(), 20000);
@@ -140,7 +149,7 @@ private Q_SLOTS:
         Trainer trainer(c);
         std::atomic<long long> lastStep{0};
         TrainReport report;
-        std::thread worker([&] { report = trainer.run([&](const TrainProgress &p) { lastStep = p.step; }); });
+        std::thread worker = runInBackground(trainer, lastStep, report);
         QTRY_VERIFY_WITH_TIMEOUT(lastStep.load() >= 2, 20000);
         trainer.requestAbort();
         worker.join();
