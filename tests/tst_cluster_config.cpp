@@ -36,7 +36,10 @@ private Q_SLOTS:
         const ClusterConfig c = parseClusterConfig(kMinimal, "mini.json");
         QCOMPARE(c.edgeCount(), 1);
         QCOMPARE(c.regions[0].edges[0].name, std::string("r-0"));
-        QCOMPARE(c.knobs.aggregationWindowSteps, 4);
+        QCOMPARE(c.knobs.aggregationWindowSteps, 1);
+        QCOMPARE(c.knobs.centerSyncWindows, 32);
+        QCOMPARE(c.knobs.waitForValues, true);
+        QCOMPARE(c.knobs.gossipSteps, 4);
         QCOMPARE(c.edgeCenter.bandwidthBitsPerSecond, 100e6);
     }
 
@@ -76,6 +79,12 @@ private Q_SLOTS:
                                             << "knobs.heartbeat_seconds: must be shorter than knobs.lease_seconds";
         QTest::newRow("bad outer optimizer") << R"({"knobs": {"outer_optimizer": "sgd"}, "regions": []})"
                                              << "knobs.outer_optimizer: must be one of nesterov, average";
+        QTest::newRow("wait not bool") << R"({"knobs": {"wait_for_values": "yes"}, "regions": []})"
+                                       << "knobs.wait_for_values: must be true or false";
+        QTest::newRow("zero gossip steps") << R"({"knobs": {"gossip_steps": 0}, "regions": []})"
+                                           << "knobs.gossip_steps: must be between 1 and 100000";
+        QTest::newRow("zero sync windows") << R"({"knobs": {"center_sync_windows": 0}, "regions": []})"
+                                           << "knobs.center_sync_windows: must be between 1 and 100000";
         QTest::newRow("bad partition") << R"({"data": {"partition": "random"}, "regions": []})"
                                        << "data.partition: must be one of iid, dirichlet";
         QTest::newRow("zero alpha") << R"({"data": {"dirichlet_alpha": 0}, "regions": []})"

@@ -15,6 +15,12 @@ std::string nodeUsage() {
            "                           [--exit-weight X] [--threads N]\n"
            "                           [--device cpu|cuda|auto] [--seed N] [--data DIR]\n"
            "                           [--eval-every STEPS] [--report FILE]\n"
+           "       synaptic-node sim --config FILE [--strategy NAME] [--compare A,B,...]\n"
+           "                         [--steps N | --virtual-seconds S] [--target-accuracy X]\n"
+           "                         [--seed N] [--eval-every-samples N] [--regions]\n"
+           "                         [--commands FILE] [--threads N] [--device cpu|cuda|auto]\n"
+           "                         [--data DIR] [--report FILE]\n"
+           "         strategies: synaptic, param_server, allreduce, diloco, gossip\n"
            "       synaptic-node --version\n"
            "       synaptic-node --help\n";
 }
@@ -29,6 +35,89 @@ T parseNumber(const std::string &flag, const std::string &text) {
     if (ec != std::errc() || ptr != end || text.empty())
         throw ConfigError(flag, "expects a number, got '" + text + "'");
     return value;
+}
+
+using FlagTable = std::map<std::string, std::function<void(const std::string &, const std::string &)>>;
+
+// Walks --flag VALUE and --flag=VALUE pairs; `switches` take no value.
+void parseFlags(const std::vector<std::string> &args, const FlagTable &flags,
+                const std::map<std::string, std::function<void()>> &switches = {}) {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        std::string flag = args[i];
+        std::string value;
+        bool inlineValue = false;
+        if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+            inlineValue = true;
+        }
+        if (auto sw = switches.find(flag); sw != switches.end() && !inlineValue) {
+            sw->second();
+            continue;
+        }
+        auto it = flags.find(flag);
+        if (it == flags.end())
+            throw ConfigError(flag, "unknown option");
+        if (!inlineValue) {
+            if (i + 1 >= args.size())
+                throw ConfigError(flag, "needs a value");
+            value = args[++i];
+        }
+        it->second(flag, value);
+    }
+}
+
+std::vector<std::string> splitList(const std::string &flag, const std::string &text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (item.empty())
+            throw ConfigError(flag, "expects a comma-separated list of strategies, got '" + text + "'");
+        if (std::find(engine::kStrategies.begin(), engine::kStrategies.end(), item) == engine::kStrategies.end())
+            throw ConfigError(flag, "unknown strategy '" + item +
+                                        "' (synaptic, param_server, allreduce, diloco, gossip)");
+        out.push_back(item);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+NodeCommand parseSimCommand(const std::vector<std::string> &args) {
+    NodeCommand cmd;
+    cmd.kind = NodeCommand::Kind::Sim;
+    auto &s = cmd.sim;
+    bool stepsGiven = false;
+    const FlagTable flags{
+        {"--config", [&](auto &, auto &v) { s.configPath = v; }},
+        {"--strategy", [&](auto &f, auto &v) { s.strategies = splitList(f, v); if (s.strategies.size() != 1) throw ConfigError(f, "takes one strategy; use --compare for several"); }},
+        {"--compare", [&](auto &f, auto &v) { s.strategies = splitList(f, v); }},
+        {"--steps", [&](auto &f, auto &v) { s.stepsPerEdge = parseNumber<std::uint64_t>(f, v); stepsGiven = true;
+                                            if (s.stepsPerEdge == 0) throw ConfigError(f, "must be at least 1"); }},
+        {"--virtual-seconds", [&](auto &f, auto &v) { s.virtualSeconds = parseNumber<double>(f, v);
+                                            if (!(s.virtualSeconds > 0)) throw ConfigError(f, "must be > 0"); }},
+        {"--target-accuracy", [&](auto &f, auto &v) { s.targetAccuracy = parseNumber<double>(f, v);
+                                            if (!(s.targetAccuracy > 0 && s.targetAccuracy <= 1)) throw ConfigError(f, "must be in (0, 1]"); }},
+        {"--seed", [&](auto &f, auto &v) { s.seed = parseNumber<std::uint64_t>(f, v); }},
+        {"--eval-every-samples", [&](auto &f, auto &v) { s.evalEverySamples = parseNumber<std::uint64_t>(f, v); }},
+        {"--commands", [&](auto &, auto &v) { s.commandsPath = v; }},
+        {"--threads", [&](auto &f, auto &v) { s.threads = parseNumber<int>(f, v);
+                                            if (s.threads < 0) throw ConfigError(f, "must be >= 0"); }},
+        {"--device", [&](auto &, auto &v) { s.device = v; }},
+        {"--data", [&](auto &, auto &v) { s.dataDir = v; }},
+        {"--report", [&](auto &, auto &v) { cmd.reportPath = v; }},
+    };
+    parseFlags(args, flags, {{"--regions", [&] { s.evaluateRegions = true; }}});
+    if (s.configPath.empty())
+        throw ConfigError("--config", "is required for sim (try resources/default_cluster.json)");
+    if (stepsGiven && s.virtualSeconds > 0)
+        throw ConfigError("--steps", "give either --steps or --virtual-seconds, not both");
+    if (!stepsGiven && !(s.virtualSeconds > 0))
+        s.stepsPerEdge = 300;
+    return cmd;
 }
 
 } // namespace
@@ -46,6 +135,8 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
         cmd.kind = NodeCommand::Kind::Help;
         return cmd;
     }
+    if (verb == "sim")
+        return parseSimCommand(args);
     if (verb != "train")
         throw ConfigError("command", "unknown command '" + verb + "'");
     cmd.kind = NodeCommand::Kind::Train;
@@ -59,7 +150,7 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     }
 
     auto &t = cmd.train;
-    const std::map<std::string, std::function<void(const std::string &, const std::string &)>> flags{
+    const FlagTable flags{
         {"--config", [](const std::string &, const std::string &) {}},
         {"--epochs", [&](auto &f, auto &v) { t.epochs = parseNumber<int>(f, v); }},
         {"--subset", [&](auto &f, auto &v) { t.subset = parseNumber<std::size_t>(f, v); }},
@@ -75,25 +166,7 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
         {"--eval-every", [&](auto &f, auto &v) { t.evalEverySteps = parseNumber<int>(f, v); }},
         {"--report", [&](auto &, auto &v) { cmd.reportPath = v; }},
     };
-    for (std::size_t i = 1; i < args.size(); ++i) {
-        std::string flag = args[i];
-        std::string value;
-        bool inlineValue = false;
-        if (auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-            value = flag.substr(eq + 1);
-            flag = flag.substr(0, eq);
-            inlineValue = true;
-        }
-        auto it = flags.find(flag);
-        if (it == flags.end())
-            throw ConfigError(flag, "unknown option");
-        if (!inlineValue) {
-            if (i + 1 >= args.size())
-                throw ConfigError(flag, "needs a value");
-            value = args[++i];
-        }
-        it->second(flag, value);
-    }
+    parseFlags(args, flags);
     try {
         engine::validate(t);
     } catch (const ConfigError &e) {

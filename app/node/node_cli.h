@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_config.h"
 
 #include <optional>
@@ -11,9 +13,10 @@ namespace synaptic::app {
 // What `synaptic-node` was asked to do. Parsing is separate from running so
 // the flags are checked before any data is loaded.
 struct NodeCommand {
-    enum class Kind { Train, Version, Help };
+    enum class Kind { Train, Sim, Version, Help };
     Kind kind = Kind::Help;
     engine::TrainConfig train;
+    engine::SimRunRequest sim;
     std::string reportPath;
 };
 

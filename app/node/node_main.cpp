@@ -5,6 +5,8 @@
 #include "core/data/data_error.h"
 #include "core/engine/console_progress.h"
 #include "core/engine/device.h"
+#include "core/engine/sim/sim_runner.h"
+#include "core/engine/train_report.h"
 #include "core/engine/trainer.h"
 #include "synaptic_version.h"
 
@@ -43,6 +45,22 @@ int runTrain(const app::NodeCommand &cmd) {
     return kExitOk;
 }
 
+int runSim(const app::NodeCommand &cmd) {
+    const auto results = engine::runStrategies(cmd.sim, [](const engine::StrategyResult &r) {
+        std::fprintf(stderr, "%s: accuracy %.4f, %llu samples, %.2f virtual s, %.1f s wall (%.1f s evaluating)\n",
+                     r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds,
+                     r.wallSeconds, r.evalWallSeconds);
+        for (const auto &note : r.notes)
+            std::fprintf(stderr, "  note: %s\n", note.c_str());
+    });
+    std::printf("%s", engine::simResultTable(results).c_str());
+    if (!cmd.reportPath.empty()) {
+        engine::writeFileAtomically(cmd.reportPath, engine::simReportJson(cmd.sim, results));
+        std::printf("report written to %s\n", cmd.reportPath.c_str());
+    }
+    return kExitOk;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -63,6 +81,8 @@ int main(int argc, char **argv) {
             return kExitOk;
         case app::NodeCommand::Kind::Train:
             return runTrain(cmd);
+        case app::NodeCommand::Kind::Sim:
+            return runSim(cmd);
         }
     } catch (const data::DataError &e) {
         std::fprintf(stderr, "synaptic-node: data error: %s\n", e.what());

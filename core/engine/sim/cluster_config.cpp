@@ -113,12 +113,18 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         c.strategy = top.text("strategy", c.strategy, kStrategies);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "center_sync_windows", "diloco_local_steps", "outer_optimizer",
+                     {"aggregation_window_steps", "center_sync_windows", "wait_for_values", "diloco_local_steps", "gossip_steps", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
             n.centerSyncWindows = int(k.integer("center_sync_windows", n.centerSyncWindows, 1, 100000));
             n.dilocoLocalSteps = int(k.integer("diloco_local_steps", n.dilocoLocalSteps, 1, 100000));
+            if (k.has("wait_for_values")) {
+                if (!k.at("wait_for_values").is_boolean())
+                    Reader::fail("knobs.wait_for_values", "must be true or false, got " + k.at("wait_for_values").dump());
+                n.waitForValues = k.at("wait_for_values").get<bool>();
+            }
+            n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
             n.outerOptimizer = k.text("outer_optimizer", n.outerOptimizer, {"nesterov", "average"});
             n.outerLearningRate = k.number("outer_lr", n.outerLearningRate, 0, 10, true);
             n.outerMomentum = k.number("outer_momentum", n.outerMomentum, 0, 0.999);

@@ -23,10 +23,12 @@ struct RegionConfig {
 // Knobs of the strategies (DESIGN.md §1); the ones a strategy does not use
 // are ignored by it. All live-editable through commands later.
 struct StrategyKnobs {
-    int aggregationWindowSteps = 4;   // synaptic: local steps merged before pushing to the owner
-    int centerSyncWindows = 8;        // synaptic: windows between center syncs
+    int aggregationWindowSteps = 1;   // synaptic: local steps merged before pushing to the owner
+    int centerSyncWindows = 32;       // synaptic: windows between center syncs
+    bool waitForValues = true;        // synaptic: an edge waits for its owners' new values after each window
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
-    std::string outerOptimizer = "nesterov"; // "nesterov" (DiLoCo) or "average"
+    int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
+    std::string outerOptimizer = "average"; // "average" or "nesterov" (DiLoCo)
     double outerLearningRate = 0.7;
     double outerMomentum = 0.9;
     double leaseSeconds = 10;

@@ -25,6 +25,8 @@ public:
     // Runs the next event, if any. Returns false when the queue is empty.
     bool step();
     bool empty() const { return m_queue.empty(); }
+    // Time of the next event; only valid when !empty().
+    double nextTime() const { return m_queue.top().time; }
     std::size_t pending() const { return m_queue.size(); }
 
 private:

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "core/engine/synapse/lease.h"
+#include "core/engine/synapse/shard_optimizer.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace synaptic::engine {
+
+// Node ids in a simulated cluster: the center is 0, edges are 1..E in config
+// order (region by region).
+inline constexpr int kCenterNode = 0;
+
+enum class MessageKind {
+    Heartbeat,       // edge -> center: "I hold this lease"
+    LeaseGrant,      // center -> edge
+    Gradients,       // edge -> owner: merged window gradients for the owner's shards
+    Values,          // owner -> edges: new shard values and versions
+    CatchUpRequest,  // edge -> owner: send me the current values of your shards
+    CenterDelta,     // owner -> center: shard deltas since the last global version
+    CenterValues,    // center -> owner: new global shard values
+    Handoff,         // old owner -> new owner: values + optimizer state (shard move)
+    FullGradient,    // param_server: edge -> center, whole model
+    FullValues,      // param_server / diloco: center -> edge, whole model
+    LocalDelta,      // diloco: edge -> center, whole-model delta after H local steps
+    RingChunk,       // allreduce: one chunk of the ring
+    GossipParams,    // gossip: an edge's whole model to a neighbour
+};
+
+const char *messageKindName(MessageKind kind);
+
+// One shard's entry in a message.
+struct ShardItem {
+    int shard = 0;
+    std::uint64_t version = 0;   // version the data belongs to (or was computed on)
+    std::uint64_t checksum = 0;  // CenterDelta: checksum of the global copy the delta is based on
+    at::Tensor data;             // gradient, values or delta (flat)
+    AdamState optimizer;         // Handoff only
+    std::vector<std::uint64_t> contributionIds; // Gradients: the pushes merged into `data`
+    // Handoff only: the rest of the owner's state for the shard.
+    at::Tensor base;             // global copy the region last took from the center
+    std::uint64_t baseVersion = 0;
+    at::Tensor sentValues;       // values when an unanswered delta left for the center
+    int mergesSinceSync = 0;
+    bool syncInFlight = false;
+};
+
+// What travels between nodes. Nodes never hold pointers to each other: all
+// they know of another node is its id and what arrived in messages.
+struct Message {
+    MessageKind kind = MessageKind::Heartbeat;
+    int from = 0;
+    int to = 0;
+    std::uint64_t round = 0;     // window / round / step counter of the sender
+    Lease lease;                 // the sender's lease (edges), or the lease granted
+    double sentAt = 0;           // virtual seconds, set by the driver on every hop
+    int origin = -1;             // Gradients: the edge that wrote it (kept when an old owner forwards)
+    double writtenAt = 0;        // Gradients: when the origin sent it (the lease must be valid then)
+    std::vector<ShardItem> shards;
+    at::Tensor tensor;           // whole-model or chunk payload
+    at::Tensor buffers;          // batch-norm statistics riding with whole-model values
+    int chunk = -1;              // RingChunk: chunk index; phase in `round`
+    bool last = false;           // Gradients: the sender used its step budget; this is its final window
+
+    // Size on the wire: a fixed header, a small per-shard header, 4 bytes per
+    // float carried (optimizer state included).
+    std::uint64_t bytes() const;
+};
+
+} // namespace synaptic::engine

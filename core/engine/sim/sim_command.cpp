@@ -1,0 +1,153 @@
+#include "sim_command.h"
+
+#include "cluster_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+
+namespace synaptic::engine {
+
+using nlohmann::json;
+using Kind = SimCommand::Kind;
+
+namespace {
+
+const std::map<std::string, Kind> kKinds{
+    {"move_shard", Kind::MoveShard},           {"set_aggregation_window", Kind::SetAggregationWindow},
+    {"set_center_sync", Kind::SetCenterSync},  {"set_lease_seconds", Kind::SetLeaseSeconds},
+    {"set_heartbeat_seconds", Kind::SetHeartbeatSeconds}, {"set_link", Kind::SetLink},
+    {"kill", Kind::KillNode},                  {"revive", Kind::ReviveNode},
+    {"partition_link", Kind::PartitionLink},   {"heal_link", Kind::HealLink},
+    {"partition_region", Kind::PartitionRegion}, {"heal_region", Kind::HealRegion},
+};
+
+std::string kindName(Kind k) {
+    for (const auto &[name, kind] : kKinds)
+        if (kind == k)
+            return name;
+    return "?";
+}
+
+std::string nodeName(int n) { return n < 0 ? "center" : "edge " + std::to_string(n); }
+
+} // namespace
+
+std::string SimCommand::describe() const {
+    std::string s = kindName(kind);
+    switch (kind) {
+    case Kind::MoveShard:
+        return s + " shard " + std::to_string(shard) + " region " + std::to_string(region) + " to " + nodeName(this->node);
+    case Kind::SetAggregationWindow:
+    case Kind::SetCenterSync:
+    case Kind::SetLeaseSeconds:
+    case Kind::SetHeartbeatSeconds: {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " %g", value);
+        return s + buf;
+    }
+    case Kind::SetLink: {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " latency %g ms, %g Mb/s, loss %g", link.latencySeconds * 1e3,
+                      link.bandwidthBitsPerSecond / 1e6, link.lossRate);
+        return s + " " + nodeName(this->node) + " <-> " + nodeName(nodeB) + buf;
+    }
+    case Kind::KillNode:
+    case Kind::ReviveNode:
+        return s + " " + nodeName(this->node);
+    case Kind::PartitionLink:
+    case Kind::HealLink:
+        return s + " " + nodeName(this->node) + " <-> " + nodeName(nodeB);
+    case Kind::PartitionRegion:
+    case Kind::HealRegion:
+        return s + " region " + std::to_string(region);
+    }
+    return s;
+}
+
+std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::string &source,
+                                      const ClusterConfig &config) {
+    json root;
+    try {
+        root = json::parse(jsonText);
+    } catch (const json::parse_error &e) {
+        throw ConfigError(source, std::string("not valid JSON (") + e.what() + ")");
+    }
+    if (!root.is_array())
+        throw ConfigError(source, "must be a JSON array of commands");
+    std::map<std::string, int> edgeIndex{{"center", -1}};
+    std::map<std::string, int> regionIndex;
+    int e = 0;
+    for (std::size_t r = 0; r < config.regions.size(); ++r) {
+        regionIndex[config.regions[r].name] = int(r);
+        for (const auto &edge : config.regions[r].edges)
+            edgeIndex[edge.name] = e++;
+    }
+
+    std::vector<SimCommand> out;
+    for (std::size_t i = 0; i < root.size(); ++i) {
+        const std::string where = source + ": [" + std::to_string(i) + "]";
+        const json &c = root[i];
+        auto fail = [&](const std::string &field, const std::string &problem) -> void {
+            throw ConfigError(where + (field.empty() ? "" : "." + field), problem);
+        };
+        if (!c.is_object())
+            fail("", "must be an object");
+        auto number = [&](const char *key, double min, double max) {
+            if (!c.contains(key) || !c.at(key).is_number())
+                fail(key, "must be a number");
+            const double v = c.at(key).get<double>();
+            if (!std::isfinite(v) || v < min || v > max)
+                fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+            return v;
+        };
+        auto name = [&](const char *key, const std::map<std::string, int> &known, const char *noun) {
+            if (!c.contains(key) || !c.at(key).is_string())
+                fail(key, std::string("must be the name of the ") + noun);
+            const auto it = known.find(c.at(key).get<std::string>());
+            if (it == known.end())
+                fail(key, std::string("no ") + noun + " named \"" + c.at(key).get<std::string>() + "\"");
+            return it->second;
+        };
+        SimCommand cmd;
+        if (!c.contains("command") || !c.at("command").is_string())
+            fail("command", "must be a string");
+        const auto kind = kKinds.find(c.at("command").get<std::string>());
+        if (kind == kKinds.end())
+            fail("command", "unknown command \"" + c.at("command").get<std::string>() + "\"");
+        cmd.kind = kind->second;
+        cmd.at = c.contains("at") ? number("at", 0, 1e9) : 0;
+        switch (cmd.kind) {
+        case Kind::MoveShard:
+            cmd.shard = int(number("shard", 0, 1e6));
+            cmd.region = name("region", regionIndex, "region");
+            cmd.node = name("to", edgeIndex, "edge");
+            break;
+        case Kind::SetAggregationWindow: cmd.value = std::round(number("steps", 1, 1e5)); break;
+        case Kind::SetCenterSync: cmd.value = std::round(number("windows", 1, 1e5)); break;
+        case Kind::SetLeaseSeconds: cmd.value = number("seconds", 1e-3, 86400); break;
+        case Kind::SetHeartbeatSeconds: cmd.value = number("seconds", 1e-3, 86400); break;
+        case Kind::SetLink:
+            cmd.node = name("from", edgeIndex, "node");
+            cmd.nodeB = name("to", edgeIndex, "node");
+            cmd.link.latencySeconds = number("latency_ms", 0, 60000) / 1e3;
+            cmd.link.bandwidthBitsPerSecond = number("bandwidth_mbps", 1e-3, 1e7) * 1e6;
+            cmd.link.lossRate = c.contains("loss") ? number("loss", 0, 0.99) : 0;
+            break;
+        case Kind::KillNode:
+        case Kind::ReviveNode: cmd.node = name("node", edgeIndex, "node"); break;
+        case Kind::PartitionLink:
+        case Kind::HealLink:
+            cmd.node = name("from", edgeIndex, "node");
+            cmd.nodeB = name("to", edgeIndex, "node");
+            break;
+        case Kind::PartitionRegion:
+        case Kind::HealRegion: cmd.region = name("region", regionIndex, "region"); break;
+        }
+        out.push_back(cmd);
+    }
+    return out;
+}
+
+} // namespace synaptic::engine

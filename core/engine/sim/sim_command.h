@@ -1,0 +1,53 @@
+#pragma once
+
+#include "link.h"
+
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+// A live command to a running cluster (issue 3 §8, DESIGN.md §3). The
+// simulator applies it at the next step boundary at or after `at` (virtual
+// seconds; 0 = as soon as possible) and reports it as a CommandEvent, applied
+// or refused with the reason. Node and region fields are indices: edges
+// 0..E-1 in config order, regions 0..R-1; `nodeB` -1 means the center.
+struct SimCommand {
+    enum class Kind {
+        MoveShard,            // shard, region, node = new owner (edge index)
+        SetAggregationWindow, // value = steps
+        SetCenterSync,        // value = windows
+        SetLeaseSeconds,      // value
+        SetHeartbeatSeconds,  // value
+        SetLink,              // node, nodeB (-1 = center), link
+        KillNode,             // node (edge index), or -1 for the center
+        ReviveNode,           // node
+        PartitionLink,        // node, nodeB
+        HealLink,             // node, nodeB
+        PartitionRegion,      // region: every link out of the region goes down
+        HealRegion,           // region
+    };
+    Kind kind = Kind::SetAggregationWindow;
+    double at = 0;
+    int shard = -1;
+    int region = -1;
+    int node = -1;
+    int nodeB = -1;
+    double value = 0;
+    LinkSpec link;
+
+    std::string describe() const;
+};
+
+struct ClusterConfig;
+
+// Reads a JSON array of commands, e.g.
+//   [{"at": 2.5, "command": "move_shard", "shard": 3, "region": "eu", "to": "eu-2"},
+//    {"at": 4, "command": "partition_region", "region": "ap"},
+//    {"at": 6, "command": "set_link", "from": "eu-0", "to": "center", "latency_ms": 80}]
+// Names are resolved against `config`; errors are ConfigErrors naming
+// `source`, the element and the field.
+std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::string &source,
+                                      const ClusterConfig &config);
+
+} // namespace synaptic::engine

@@ -1,0 +1,59 @@
+#include "sim_events.h"
+
+#include <cstdio>
+
+namespace synaptic::engine {
+
+namespace {
+std::string num(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+std::string num(std::uint64_t v) { return std::to_string(v); }
+std::string num(int v) { return std::to_string(v); }
+
+struct Describe {
+    std::string operator()(const MetricEvent &e) const {
+        return "t=" + num(e.time) + " metric " + e.scope + " samples=" + num(e.samples) + " loss=" + num(e.loss) +
+               " acc=" + num(e.accuracy) + " exit_acc=" + num(e.exitAccuracy);
+    }
+    std::string operator()(const RoutingEvent &e) const {
+        return "t=" + num(e.time) + " route shard=" + num(e.shard) + " region=" + num(e.region) +
+               " owner=" + num(e.owner) + " rev=" + num(e.revision) + " " + e.reason;
+    }
+    std::string operator()(const LinkBytesEvent &e) const {
+        return "t=" + num(e.time) + " link " + num(e.from) + "->" + num(e.to) + " bytes=" + num(e.bytes) +
+               " over=" + num(e.interval);
+    }
+    std::string operator()(const DriftEvent &e) const {
+        return "t=" + num(e.time) + " drift shard=" + num(e.shard) + " region=" + num(e.region) +
+               " lag=" + num(e.versionLag) + " drift=" + num(e.parameterDrift);
+    }
+    std::string operator()(const ConsistencyEvent &e) const {
+        return "t=" + num(e.time) + " consistency round=" + num(e.round) + " checked=" + num(e.checked) +
+               " mismatches=" + num(e.mismatches) + " max_drift=" + num(e.maxDrift);
+    }
+    std::string operator()(const LeaseEvent &e) const {
+        return "t=" + num(e.time) + " lease edge=" + num(e.edge) + " " + e.mode + " epoch=" + num(e.epoch);
+    }
+    std::string operator()(const CommandEvent &e) const {
+        return "t=" + num(e.time) + " command " + e.command + (e.applied ? " applied" : " refused") +
+               (e.detail.empty() ? "" : ": " + e.detail);
+    }
+};
+} // namespace
+
+std::string describeEvent(const SimEvent &event) { return std::visit(Describe{}, event); }
+
+void EventHash::add(const SimEvent &event) {
+    for (unsigned char c : describeEvent(event)) {
+        m_hash ^= c;
+        m_hash *= 1099511628211ull;
+    }
+    m_hash ^= '\n';
+    m_hash *= 1099511628211ull;
+    ++m_count;
+}
+
+} // namespace synaptic::engine

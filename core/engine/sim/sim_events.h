@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace synaptic::engine {
+
+// Typed events of a simulation (DESIGN.md §3): plain values, copied to
+// observers on other threads through a BoundedQueue. `scope` names what a
+// metric is about: "global" (the strategy's reported model), "region:<name>",
+// "edge:<name>".
+struct MetricEvent {
+    double time = 0;
+    std::string scope;
+    std::uint64_t samples = 0; // trained so far, whole cluster
+    double loss = 0;           // mean training loss since the previous metric (NaN if unknown)
+    double accuracy = 0;       // test accuracy (subset)
+    double exitAccuracy = 0;
+};
+struct RoutingEvent {
+    double time = 0;
+    int shard = 0;
+    int region = 0;
+    int owner = 0;             // edge index
+    std::uint64_t revision = 0;
+    std::string reason;        // "plan", "move"
+};
+struct LinkBytesEvent {
+    double time = 0;           // end of the interval
+    double interval = 0;
+    int from = 0;              // node ids
+    int to = 0;
+    std::uint64_t bytes = 0;
+};
+struct DriftEvent {
+    double time = 0;
+    int shard = 0;
+    int region = 0;
+    std::uint64_t versionLag = 0;
+    double parameterDrift = 0;
+};
+struct ConsistencyEvent {
+    double time = 0;
+    std::uint64_t round = 0;
+    int checked = 0;            // shard x region copies compared
+    int mismatches = 0;         // version or checksum differs from the global copy
+    double maxDrift = 0;
+};
+struct LeaseEvent {
+    double time = 0;
+    int edge = 0;
+    std::string mode;          // "read_only", "catching_up", "training", "down"
+    std::uint64_t epoch = 0;
+};
+struct CommandEvent {
+    double time = 0;
+    std::string command;       // the command as text
+    bool applied = false;
+    std::string detail;        // why it was refused, or what it did
+};
+
+using SimEvent = std::variant<MetricEvent, RoutingEvent, LinkBytesEvent, DriftEvent, ConsistencyEvent, LeaseEvent,
+                              CommandEvent>;
+
+// One line of canonical text per event (doubles printed exactly), used for
+// logs and for the event-stream hash that proves determinism.
+std::string describeEvent(const SimEvent &event);
+
+// FNV-1a over the canonical text of every event, in order.
+class EventHash {
+public:
+    void add(const SimEvent &event);
+    std::uint64_t value() const { return m_hash; }
+    std::uint64_t count() const { return m_count; }
+
+private:
+    std::uint64_t m_hash = 1469598103934665603ull;
+    std::uint64_t m_count = 0;
+};
+
+} // namespace synaptic::engine

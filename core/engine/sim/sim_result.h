@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+struct CurvePoint {
+    double virtualSeconds = 0;
+    std::uint64_t samples = 0;
+    double accuracy = 0;      // test subset
+    double exitAccuracy = 0;
+    double loss = 0;          // mean training loss since the previous point (NaN at t=0)
+    std::uint64_t bytesToCenter = 0;
+    std::uint64_t wanBytes = 0;
+    std::uint64_t totalBytes = 0;
+};
+
+// What one strategy's run produced (issue 3 §11). Bytes count every message
+// put on a link, retransmissions included; "to center" is every byte into or
+// out of the center; "WAN" every byte on a link that is not inside a region.
+struct StrategyResult {
+    std::string strategy;
+    double finalAccuracy = 0;      // full test set, the strategy's global model at the end
+    double finalExitAccuracy = 0;
+    std::optional<double> timeToTargetSeconds; // virtual; first evaluation at or above the target
+    double targetAccuracy = 0;
+    std::uint64_t bytesToCenter = 0;
+    std::uint64_t wanBytes = 0;
+    std::uint64_t totalBytes = 0;
+    std::uint64_t messages = 0;
+    std::uint64_t messagesLost = 0;     // lost on a lossy link and sent again
+    std::uint64_t messagesDropped = 0;  // link down or receiver dead: never delivered
+    std::uint64_t samples = 0;
+    double virtualSeconds = 0;
+    double wallSeconds = 0;
+    double evalWallSeconds = 0;         // evaluation passes, timed apart
+    double trainWallSeconds = 0;        // wallSeconds - evalWallSeconds
+    std::uint64_t events = 0;
+    std::uint64_t eventHash = 0;
+    // Contribution ledger (synaptic): window gradients sent, applied, rejected
+    // under an expired lease, applied twice (must be 0), rerouted after a move.
+    std::uint64_t contributionsSent = 0;
+    std::uint64_t contributionsApplied = 0;
+    std::uint64_t contributionsRejected = 0;
+    std::uint64_t contributionsDuplicated = 0;
+    std::uint64_t contributionsForwarded = 0;
+    std::uint64_t contributionsUnderExpiredLease = 0; // applied although written under an expired lease (must be 0)
+    std::uint64_t gradientsSentWhileReadOnly = 0;     // gradient messages from a read-only edge (must be 0)
+    double maxRegionDrift = 0;          // worst parameter drift (shard, region) the center measured
+    double meanRegionDrift = 0;         // mean over every (shard, region) drift measurement
+    std::vector<CurvePoint> curve;
+    std::vector<std::string> notes;     // plan problems and the like
+};
+
+} // namespace synaptic::engine

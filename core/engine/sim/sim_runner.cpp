@@ -1,0 +1,173 @@
+#include "sim_runner.h"
+
+#include "cluster_config.h"
+#include "sim_command.h"
+
+#include "core/data/fashion_mnist.h"
+#include "core/engine/tensor_data.h"
+#include "core/engine/trainer.h"
+
+#include <ATen/Parallel.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace synaptic::engine {
+
+using nlohmann::json;
+
+namespace {
+
+std::string readText(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ConfigError(path, "cannot open file");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+json nullable(const std::optional<double> &v) { return v ? json(*v) : json(nullptr); }
+json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+} // namespace
+
+std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
+                                          const std::function<void(const StrategyResult &)> &onResult) {
+    ClusterConfig config = loadClusterConfig(request.configPath);
+    if (request.seed)
+        config.seed = *request.seed;
+    if (!request.dataDir.empty())
+        config.dataDir = request.dataDir;
+    std::vector<SimCommand> commands;
+    if (!request.commandsPath.empty())
+        commands = parseCommands(readText(request.commandsPath), request.commandsPath, config);
+
+    at::set_num_threads(resolveThreadCount(request.threads));
+    const std::string dir = data::resolveDataDir(config.dataDir);
+    const auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
+    const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
+    const TensorSet train = toTensors(trainSet, request.device);
+    const TensorSet test = toTensors(testSet, request.device);
+
+    std::vector<std::string> strategies = request.strategies;
+    if (strategies.empty())
+        strategies.push_back(config.strategy);
+    std::vector<StrategyResult> results;
+    for (const auto &name : strategies) {
+        ClusterConfig c = config;
+        c.strategy = name;
+        SimOptions o;
+        o.device = request.device;
+        o.stepsPerEdge = request.stepsPerEdge;
+        o.virtualSeconds = request.virtualSeconds;
+        o.targetAccuracy = request.targetAccuracy;
+        o.evalEverySamples = request.evalEverySamples;
+        o.evaluateRegions = request.evaluateRegions;
+        o.commands = commands;
+        Simulation sim(c, train, trainSet.labels, test, o);
+        results.push_back(sim.run());
+        if (onResult)
+            onResult(results.back());
+    }
+    return results;
+}
+
+std::string simReportJson(const SimRunRequest &request, const std::vector<StrategyResult> &results) {
+    json strategies = json::array();
+    for (const auto &r : results) {
+        json curve = json::array();
+        for (const auto &p : r.curve)
+            curve.push_back({{"virtual_seconds", p.virtualSeconds}, {"samples", p.samples},
+                             {"accuracy", p.accuracy}, {"exit_accuracy", p.exitAccuracy},
+                             {"loss", finiteOrNull(p.loss)}, {"bytes_to_center", p.bytesToCenter},
+                             {"wan_bytes", p.wanBytes}, {"total_bytes", p.totalBytes}});
+        strategies.push_back({
+            {"strategy", r.strategy},
+            {"final_accuracy", r.finalAccuracy},
+            {"final_exit_accuracy", r.finalExitAccuracy},
+            {"time_to_target_s", nullable(r.timeToTargetSeconds)},
+            {"bytes_to_center", r.bytesToCenter},
+            {"wan_bytes", r.wanBytes},
+            {"total_bytes", r.totalBytes},
+            {"messages", r.messages},
+            {"messages_lost", r.messagesLost},
+            {"messages_dropped", r.messagesDropped},
+            {"samples", r.samples},
+            {"virtual_seconds", r.virtualSeconds},
+            {"wall_seconds", r.wallSeconds},
+            {"train_wall_seconds", r.trainWallSeconds},
+            {"eval_wall_seconds", r.evalWallSeconds},
+            {"wall_seconds_per_sample", r.samples ? r.trainWallSeconds / double(r.samples) : 0.0},
+            {"events", r.events},
+            {"event_hash", r.eventHash},
+            {"contributions", {{"sent", r.contributionsSent}, {"applied", r.contributionsApplied},
+                               {"rejected", r.contributionsRejected}, {"duplicated", r.contributionsDuplicated},
+                               {"forwarded", r.contributionsForwarded},
+                               {"applied_under_expired_lease", r.contributionsUnderExpiredLease}}},
+            {"gradients_sent_while_read_only", r.gradientsSentWhileReadOnly},
+            {"max_region_drift", r.maxRegionDrift},
+            {"mean_region_drift", r.meanRegionDrift},
+            {"notes", r.notes},
+            {"curve", curve},
+        });
+    }
+    json report = {
+        {"config", request.configPath},
+        {"seed", request.seed ? json(*request.seed) : json(nullptr)},
+        {"steps_per_edge", request.stepsPerEdge},
+        {"virtual_seconds_budget", request.virtualSeconds},
+        {"target_accuracy", request.targetAccuracy},
+        {"eval_every_samples", request.evalEverySamples},
+        {"device", request.device},
+        {"threads", at::get_num_threads()},
+        {"strategies", strategies},
+    };
+    return report.dump(1) + "\n";
+}
+
+std::string simResultTable(const std::vector<StrategyResult> &results, const std::string &baseline) {
+    const StrategyResult *base = nullptr;
+    for (const auto &r : results)
+        if (r.strategy == baseline)
+            base = &r;
+    auto mb = [](std::uint64_t b) { return double(b) / 1e6; };
+    std::ostringstream out;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-13s %8s %12s %12s %12s %12s %10s %9s %9s\n", "strategy", "accuracy",
+                  "to target s", "center MB", "WAN MB", "total MB", "samples", "virtual s", "wall s");
+    out << line;
+    for (const auto &r : results) {
+        char target[32] = "never";
+        if (r.timeToTargetSeconds)
+            std::snprintf(target, sizeof target, "%.2f", *r.timeToTargetSeconds);
+        std::snprintf(line, sizeof line, "%-13s %8.4f %12s %12.2f %12.2f %12.2f %10llu %9.2f %9.1f\n",
+                      r.strategy.c_str(), r.finalAccuracy, target, mb(r.bytesToCenter), mb(r.wanBytes),
+                      mb(r.totalBytes), (unsigned long long)r.samples, r.virtualSeconds, r.wallSeconds);
+        out << line;
+    }
+    if (base) {
+        out << "ratios against " << baseline << " (baseline / strategy; accuracy as a difference):\n";
+        for (const auto &r : results) {
+            if (&r == base)
+                continue;
+            auto ratio = [](double b, double s) { return s > 0 ? b / s : INFINITY; };
+            char tt[32] = "n/a";
+            if (r.timeToTargetSeconds && base->timeToTargetSeconds)
+                std::snprintf(tt, sizeof tt, "%.2fx", *base->timeToTargetSeconds / *r.timeToTargetSeconds);
+            std::snprintf(line, sizeof line,
+                          "  %-13s center bytes %8.1fx fewer  WAN bytes %8.1fx fewer  time to target %s shorter  "
+                          "accuracy %+.2f pp\n",
+                          r.strategy.c_str(), ratio(double(base->bytesToCenter), double(r.bytesToCenter)),
+                          ratio(double(base->wanBytes), double(r.wanBytes)), tt,
+                          100 * (r.finalAccuracy - base->finalAccuracy));
+            out << line;
+        }
+    }
+    return out.str();
+}
+
+} // namespace synaptic::engine

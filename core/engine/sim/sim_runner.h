@@ -1,0 +1,43 @@
+#pragma once
+
+#include "sim_result.h"
+#include "simulation.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+// What `synaptic-node sim` and bench/strategies ask for: one config, one or
+// more strategies run one after another on the same config and seed.
+struct SimRunRequest {
+    std::string configPath;
+    std::vector<std::string> strategies;   // empty: the config's strategy
+    std::uint64_t stepsPerEdge = 0;
+    double virtualSeconds = 0;
+    double targetAccuracy = 0.88;
+    std::optional<std::uint64_t> seed;     // overrides the config's
+    std::uint64_t evalEverySamples = 0;
+    bool evaluateRegions = false;
+    std::string commandsPath;              // JSON list of timed commands
+    std::string device = "cpu";
+    int threads = 0;                       // 0 = all cores
+    std::string dataDir;                   // overrides the config's
+};
+
+// Loads the config (ConfigError on a bad one), the data (DataError), runs
+// every strategy and returns their results in order. `onResult` is called
+// after each strategy, e.g. to print progress.
+std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
+                                          const std::function<void(const StrategyResult &)> &onResult = {});
+
+// The JSON report: the request, the machine's thread count and one entry per
+// strategy (issue 3 §11 fields plus curves).
+std::string simReportJson(const SimRunRequest &request, const std::vector<StrategyResult> &results);
+// A fixed-width table for the terminal, with ratios against the first row
+// named `baseline` when present.
+std::string simResultTable(const std::vector<StrategyResult> &results, const std::string &baseline = "param_server");
+
+} // namespace synaptic::engine

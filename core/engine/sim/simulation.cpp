@@ -1,0 +1,429 @@
+#include "simulation.h"
+
+#include "event_loop.h"
+#include "link.h"
+#include "sim_node.h"
+#include "sim_world.h"
+#include "strategy.h"
+
+#include "core/engine/evaluate.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace synaptic::engine {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+} // namespace
+
+struct Simulation::Impl {
+    SimWorld &world;
+    const TensorSet &test;
+    TensorSet testSubset;
+    SimOptions options;
+    std::unique_ptr<Strategy> strategy;
+    std::vector<std::unique_ptr<SimNode>> nodes;
+    std::vector<bool> alive;
+    std::vector<std::uint64_t> incarnation;
+    EventLoop loop;
+    std::map<std::pair<int, int>, Link> links;
+    std::map<std::pair<int, int>, std::uint64_t> intervalBytes;
+    std::unique_ptr<FlatModel> scratch;
+    StrategyResult result;
+    EventHash hash;
+    double lastLinkReport = 0;
+    double driftSum = 0;
+    int driftCount = 0;
+
+    std::mutex commandMutex;
+    std::vector<SimCommand> submitted; // guarded by commandMutex
+    std::vector<SimCommand> scheduled; // engine thread, ordered by `at`
+    std::uint64_t nextEvalSamples = 0;
+
+    Impl(SimWorld &w, const TensorSet &t, SimOptions o) : world(w), test(t), options(std::move(o)) {}
+
+    int regionOfNode(int node) const { return node == kCenterNode ? -1 : world.regionOfEdge[std::size_t(node - 1)]; }
+    bool isWan(int a, int b) const { return a == kCenterNode || b == kCenterNode || regionOfNode(a) != regionOfNode(b); }
+
+    LinkSpec baseSpec(int a, int b) const {
+        if (a == kCenterNode || b == kCenterNode)
+            return world.config.edgeCenter;
+        return regionOfNode(a) == regionOfNode(b) ? world.config.intraRegion : world.config.interRegion;
+    }
+
+    Link &link(int from, int to) {
+        auto it = links.find({from, to});
+        if (it == links.end()) {
+            const std::uint64_t seed = world.config.seed * 0x9E3779B97F4A7C15ull + std::uint64_t(from) * 7919 + std::uint64_t(to);
+            it = links.emplace(std::pair{from, to}, Link(baseSpec(from, to), seed)).first;
+        }
+        return it->second;
+    }
+
+    void emit(SimEvent e) {
+        if (const auto *d = std::get_if<DriftEvent>(&e)) {
+            result.maxRegionDrift = std::max(result.maxRegionDrift, d->parameterDrift);
+            driftSum += d->parameterDrift;
+            ++driftCount;
+        }
+        hash.add(e);
+        if (options.observer)
+            options.observer(e);
+        if (options.queue)
+            options.queue->push(std::move(e));
+    }
+
+    void dispatch(int node, Outbox &out) {
+        for (const auto &t : out.timers) {
+            const std::uint64_t inc = incarnation[std::size_t(node)];
+            loop.at(std::max(t.at, loop.now()), [this, node, t, inc] {
+                if (!alive[std::size_t(node)] || incarnation[std::size_t(node)] != inc)
+                    return;
+                Outbox next;
+                nodes[std::size_t(node)]->onTimer(loop.now(), t.kind, t.arg, next);
+                dispatch(node, next);
+            });
+        }
+        for (auto &m : out.messages) {
+            m.from = node;
+            send(std::move(m));
+        }
+    }
+
+    void send(Message m) {
+        m.sentAt = loop.now();
+        if (m.from == m.to) {
+            loop.at(loop.now(), [this, m]() mutable { deliver(std::move(m)); });
+            return;
+        }
+        if (!alive[std::size_t(m.from)])
+            return;
+        Link &l = link(m.from, m.to);
+        const std::uint64_t bytes = m.bytes();
+        const auto arrival = l.send(loop.now(), bytes);
+        if (l.spec().up) {
+            ++result.messages;
+            result.totalBytes += bytes;
+            if (m.from == kCenterNode || m.to == kCenterNode)
+                result.bytesToCenter += bytes;
+            if (isWan(m.from, m.to))
+                result.wanBytes += bytes;
+            intervalBytes[{m.from, m.to}] += bytes;
+        }
+        if (arrival) {
+            loop.at(*arrival, [this, m]() mutable { deliver(std::move(m)); });
+        } else if (l.spec().up) {
+            // Lost on a lossy link: the transport notices after a round trip
+            // and sends again, as TCP would, so loss costs time and bytes.
+            ++result.messagesLost;
+            const double rto = l.busyUntil() - loop.now() + 2 * l.spec().latencySeconds;
+            loop.at(loop.now() + rto, [this, m]() mutable { send(std::move(m)); });
+        } else if (reliable(m.kind)) {
+            // The center's channel and shard handoffs are reliable (DESIGN.md
+            // §1): the sender's transport keeps retrying until the link is back.
+            loop.at(loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
+        } else {
+            ++result.messagesDropped;
+        }
+    }
+
+    static constexpr double kReliableRetrySeconds = 0.5;
+    static bool reliable(MessageKind k) {
+        return k == MessageKind::CenterDelta || k == MessageKind::CenterValues || k == MessageKind::Handoff;
+    }
+
+    void deliver(Message m) {
+        const int to = m.to;
+        if (!alive[std::size_t(to)]) {
+            ++result.messagesDropped;
+            return;
+        }
+        Outbox out;
+        nodes[std::size_t(to)]->onMessage(loop.now(), std::move(m), out);
+        dispatch(to, out);
+    }
+
+    // ---- commands --------------------------------------------------------
+
+    void setLinkPair(int a, int b, const std::function<void(LinkSpec &)> &edit) {
+        for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+            Link &l = link(x, y);
+            LinkSpec s = l.spec();
+            edit(s);
+            l.setSpec(s);
+        }
+    }
+
+    std::string apply(const SimCommand &c) {
+        using K = SimCommand::Kind;
+        const int edges = world.edgeCount();
+        auto nodeOf = [&](int edgeOrCenter) { return edgeOrCenter < 0 ? kCenterNode : edgeOrCenter + 1; };
+        auto validNode = [&](int n) { return n >= -1 && n < edges; };
+        auto &k = world.config.knobs;
+        switch (c.kind) {
+        case K::MoveShard: {
+            std::string why;
+            const int target = strategy->moveTarget(c, why);
+            if (target < 0)
+                return why;
+            if (!alive[std::size_t(target)])
+                return "the shard's current owner is down";
+            if (c.node < 0 || c.node >= edges || !alive[std::size_t(c.node + 1)])
+                return "the new owner is down or unknown";
+            Outbox out;
+            const std::string refused = nodes[std::size_t(target)]->onCommand(loop.now(), c, out);
+            dispatch(target, out);
+            return refused;
+        }
+        case K::SetAggregationWindow: k.aggregationWindowSteps = int(c.value); return "";
+        case K::SetCenterSync: k.centerSyncWindows = int(c.value); return "";
+        case K::SetLeaseSeconds:
+            if (c.value <= k.heartbeatSeconds)
+                return "lease must be longer than the heartbeat interval";
+            k.leaseSeconds = c.value;
+            return "";
+        case K::SetHeartbeatSeconds:
+            if (c.value >= k.leaseSeconds)
+                return "heartbeat interval must be shorter than the lease";
+            k.heartbeatSeconds = c.value;
+            return "";
+        case K::SetLink:
+            if (!validNode(c.node) || !validNode(c.nodeB) || c.node == c.nodeB)
+                return "no such link";
+            try {
+                setLinkPair(nodeOf(c.node), nodeOf(c.nodeB), [&](LinkSpec &s) {
+                    const bool up = s.up;
+                    s = c.link;
+                    s.up = up;
+                });
+            } catch (const std::invalid_argument &e) {
+                return e.what();
+            }
+            return "";
+        case K::KillNode:
+        case K::ReviveNode: {
+            if (!validNode(c.node))
+                return "no such node";
+            const int n = nodeOf(c.node);
+            const bool kill = c.kind == K::KillNode;
+            if (!nodes[std::size_t(n)])
+                return "this strategy has no such node";
+            if (alive[std::size_t(n)] != kill)
+                return kill ? "already down" : "already running";
+            alive[std::size_t(n)] = !kill;
+            ++incarnation[std::size_t(n)];
+            if (kill) {
+                nodes[std::size_t(n)]->onKilled(loop.now());
+            } else {
+                Outbox out;
+                nodes[std::size_t(n)]->start(loop.now(), out);
+                dispatch(n, out);
+            }
+            return "";
+        }
+        case K::PartitionLink:
+        case K::HealLink:
+            if (!validNode(c.node) || !validNode(c.nodeB) || c.node == c.nodeB)
+                return "no such link";
+            setLinkPair(nodeOf(c.node), nodeOf(c.nodeB), [&](LinkSpec &s) { s.up = c.kind == K::HealLink; });
+            return "";
+        case K::PartitionRegion:
+        case K::HealRegion: {
+            if (c.region < 0 || c.region >= world.regionCount())
+                return "no such region";
+            for (int a = 0; a <= edges; ++a)
+                for (int b = a + 1; b <= edges; ++b)
+                    if ((regionOfNode(a) == c.region) != (regionOfNode(b) == c.region))
+                        setLinkPair(a, b, [&](LinkSpec &s) { s.up = c.kind == K::HealRegion; });
+            return "";
+        }
+        }
+        return "unknown command";
+    }
+
+    void applyDueCommands() {
+        {
+            std::lock_guard lock(commandMutex);
+            for (auto &c : submitted)
+                scheduled.push_back(c);
+            submitted.clear();
+        }
+        std::vector<SimCommand> later;
+        for (const auto &c : scheduled) {
+            if (c.at > loop.now()) {
+                later.push_back(c);
+                continue;
+            }
+            const std::string refused = apply(c);
+            emit(CommandEvent{loop.now(), c.describe(), refused.empty(), refused});
+        }
+        scheduled.swap(later);
+    }
+
+    // ---- measurement -----------------------------------------------------
+
+    void evaluateNow(bool full, Clock::time_point &evalClock) {
+        const auto t0 = Clock::now();
+        const TensorSet &set = full ? test : testSubset;
+        strategy->globalModel(*scratch);
+        const Accuracy acc = evaluate(scratch->net(), set);
+        CurvePoint p;
+        p.virtualSeconds = loop.now();
+        p.samples = world.samplesTrained;
+        p.accuracy = acc.main;
+        p.exitAccuracy = acc.exit;
+        p.loss = strategy->takeLoss();
+        p.bytesToCenter = result.bytesToCenter;
+        p.wanBytes = result.wanBytes;
+        p.totalBytes = result.totalBytes;
+        if (!full) {
+            result.curve.push_back(p);
+            if (!result.timeToTargetSeconds && acc.main >= options.targetAccuracy)
+                result.timeToTargetSeconds = loop.now();
+        } else {
+            result.finalAccuracy = acc.main;
+            result.finalExitAccuracy = acc.exit;
+        }
+        emit(MetricEvent{loop.now(), full ? "global:full" : "global", p.samples, p.loss, acc.main, acc.exit});
+        if (options.evaluateRegions && !full) {
+            for (int r = 0; r < strategy->regionModels(); ++r) {
+                strategy->regionModel(r, *scratch);
+                const Accuracy ra = evaluate(scratch->net(), set);
+                emit(MetricEvent{loop.now(), "region:" + world.config.regions[std::size_t(r)].name, p.samples,
+                                 std::numeric_limits<double>::quiet_NaN(), ra.main, ra.exit});
+            }
+        }
+        result.evalWallSeconds += secondsSince(t0);
+        (void)evalClock;
+    }
+
+    void reportLinkBytes(double interval) {
+        for (const auto &[key, bytes] : intervalBytes)
+            if (bytes > 0)
+                emit(LinkBytesEvent{loop.now(), interval, key.first, key.second, bytes});
+        intervalBytes.clear();
+        lastLinkReport = loop.now();
+    }
+
+    void scheduleLinkReport(double at) {
+        loop.at(at, [this, at] {
+            reportLinkBytes(options.linkReportSeconds);
+            scheduleLinkReport(at + options.linkReportSeconds);
+        });
+    }
+
+    void scheduleEval(double at) {
+        loop.at(at, [this, at] {
+            Clock::time_point unused;
+            evaluateNow(false, unused);
+            scheduleEval(at + world.config.evalEverySeconds);
+        });
+    }
+};
+
+Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
+                       const std::vector<std::uint8_t> &trainLabels, const TensorSet &test, SimOptions options)
+    : m_world(makeWorld(config, train, trainLabels, options.device)) {
+    if (options.stepsPerEdge == 0 && !(options.virtualSeconds > 0))
+        throw std::invalid_argument("simulation needs a budget: steps per edge or virtual seconds");
+    m_world->stepsPerEdge = options.stepsPerEdge;
+    m_impl = std::make_unique<Impl>(*m_world, test, std::move(options));
+    auto &impl = *m_impl;
+    const auto n = std::min<std::int64_t>(std::int64_t(config.evalTestSubset), test.size());
+    impl.testSubset = TensorSet{test.images.slice(0, 0, n), test.labels.slice(0, 0, n)};
+    impl.strategy = makeStrategy(config.strategy);
+    impl.scheduled = impl.options.commands;
+    impl.result.strategy = config.strategy;
+    impl.result.targetAccuracy = impl.options.targetAccuracy;
+    impl.result.notes = m_world->plan.problems;
+    m_world->emit = [&impl](SimEvent e) { impl.emit(std::move(e)); };
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::submit(SimCommand command) {
+    std::lock_guard lock(m_impl->commandMutex);
+    m_impl->submitted.push_back(std::move(command));
+}
+
+std::shared_ptr<const RoutingSnapshot> Simulation::routing() const { return m_world->routing->snapshot(); }
+
+StrategyResult Simulation::run() {
+    auto &impl = *m_impl;
+    auto &world = *m_world;
+    const auto start = Clock::now();
+    impl.scratch = world.newModel();
+    impl.nodes = impl.strategy->createNodes(world);
+    impl.alive.assign(impl.nodes.size(), true);
+    impl.incarnation.assign(impl.nodes.size(), 0);
+    for (std::size_t i = 0; i < impl.nodes.size(); ++i) {
+        if (!impl.nodes[i]) { // a strategy without a center
+            impl.alive[i] = false;
+            continue;
+        }
+        Outbox out;
+        impl.nodes[i]->start(0, out);
+        impl.dispatch(int(i), out);
+    }
+    impl.scheduleLinkReport(impl.options.linkReportSeconds);
+    Clock::time_point unused;
+    impl.evaluateNow(false, unused); // the starting point of every curve
+    if (impl.options.evalEverySamples > 0)
+        impl.nextEvalSamples = impl.options.evalEverySamples;
+    else
+        impl.scheduleEval(world.config.evalEverySeconds);
+
+    const double budget = impl.options.virtualSeconds > 0 ? impl.options.virtualSeconds
+                                                          : std::numeric_limits<double>::infinity();
+    while (!impl.loop.empty() && !m_stop) {
+        if (impl.strategy->finished())
+            break;
+        if (impl.loop.nextTime() > budget)
+            break;
+        impl.loop.step();
+        if (world.stepBoundary) {
+            world.stepBoundary = false;
+            impl.applyDueCommands();
+        }
+        if (impl.nextEvalSamples > 0 && world.samplesTrained >= impl.nextEvalSamples) {
+            impl.evaluateNow(false, unused);
+            while (impl.nextEvalSamples <= world.samplesTrained)
+                impl.nextEvalSamples += impl.options.evalEverySamples;
+        }
+    }
+    if (std::isfinite(budget) && !m_stop && !impl.strategy->finished())
+        impl.loop.runUntil(budget); // the budget ran out between two events: the clock ends at it
+    impl.reportLinkBytes(impl.loop.now() - impl.lastLinkReport); // the last, partial interval
+    // The last point of the curve is the model as the run left it.
+    if (impl.result.curve.empty() || impl.result.curve.back().samples != world.samplesTrained)
+        impl.evaluateNow(false, unused);
+    if (impl.options.finalFullEvaluation)
+        impl.evaluateNow(true, unused);
+    else {
+        impl.result.finalAccuracy = impl.result.curve.back().accuracy;
+        impl.result.finalExitAccuracy = impl.result.curve.back().exitAccuracy;
+    }
+
+    auto &r = impl.result;
+    r.samples = world.samplesTrained;
+    r.virtualSeconds = impl.loop.now();
+    r.wallSeconds = secondsSince(start);
+    r.trainWallSeconds = r.wallSeconds - r.evalWallSeconds;
+    r.contributionsSent = world.ledger.sent;
+    r.contributionsApplied = world.ledger.applied;
+    r.contributionsRejected = world.ledger.rejected;
+    r.contributionsDuplicated = world.ledger.duplicates;
+    r.contributionsForwarded = world.ledger.forwarded;
+    r.contributionsUnderExpiredLease = world.ledger.appliedUnderExpiredLease;
+    r.gradientsSentWhileReadOnly = world.ledger.sentWhileReadOnly;
+    r.meanRegionDrift = impl.driftCount ? impl.driftSum / impl.driftCount : 0;
+    r.events = impl.hash.count();
+    r.eventHash = impl.hash.value();
+    return r;
+}
+
+} // namespace synaptic::engine

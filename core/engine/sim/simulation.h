@@ -1,0 +1,66 @@
+#pragma once
+
+#include "cluster_config.h"
+#include "sim_command.h"
+#include "sim_events.h"
+#include "sim_result.h"
+
+#include "core/engine/events/bounded_queue.h"
+#include "core/engine/synapse/routing_table.h"
+#include "core/engine/tensor_data.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace synaptic::engine {
+
+struct SimOptions {
+    std::string device = "cpu";
+    std::uint64_t stepsPerEdge = 0;     // training steps per edge; 0 = until virtualSeconds
+    double virtualSeconds = 0;          // 0 = until every edge used stepsPerEdge
+    double targetAccuracy = 0.88;
+    std::uint64_t evalEverySamples = 0; // 0 = every config.evalEverySeconds of virtual time
+    bool evaluateRegions = false;       // also evaluate each region's model (synaptic)
+    bool finalFullEvaluation = true;    // final accuracy on the whole test set
+    double linkReportSeconds = 1.0;     // LinkBytesEvent interval (virtual)
+    std::vector<SimCommand> commands;   // applied at the first step boundary at or after `at`
+    BoundedQueue<SimEvent> *queue = nullptr;           // observers on other threads
+    std::function<void(const SimEvent &)> observer;    // same thread (tests, console)
+};
+
+struct SimWorld;
+class Strategy;
+class SimNode;
+class Link;
+class EventLoop;
+
+// The simulation driver (DESIGN.md §3): a discrete-event loop over virtual
+// time that carries messages between the strategy's nodes through simulated
+// links, fires their timers, applies commands at step boundaries, evaluates
+// the strategy's model and emits typed events. Same config, seed, options
+// and commands -> the same event stream, bit for bit.
+// run() on the engine thread; submit(), routing() and requestStop() from any.
+class Simulation {
+public:
+    Simulation(const ClusterConfig &config, const TensorSet &train, const std::vector<std::uint8_t> &trainLabels,
+               const TensorSet &test, SimOptions options);
+    ~Simulation();
+
+    StrategyResult run();
+
+    void submit(SimCommand command);
+    void requestStop() { m_stop = true; }
+    std::shared_ptr<const RoutingSnapshot> routing() const;
+    const SimWorld &world() const { return *m_world; }
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+    std::unique_ptr<SimWorld> m_world;
+    std::atomic<bool> m_stop{false};
+};
+
+} // namespace synaptic::engine

@@ -1,0 +1,175 @@
+// Baseline: DiLoCo. Every edge takes H local Adam steps, sends its delta to
+// the center and waits; the center averages the deltas, takes a Nesterov
+// outer step and sends the new global model back.
+#include "common.h"
+
+#include "core/engine/sim/strategy.h"
+#include "core/engine/synapse/shard_optimizer.h"
+
+#include <torch/optim/adam.h>
+
+namespace synaptic::engine {
+
+namespace {
+
+constexpr double kStragglerSeconds = 10.0;
+
+class DiLoCoEdge : public SimNode {
+public:
+    DiLoCoEdge(SimWorld &world, int edge)
+        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_replica(world.newReplica(edge)),
+          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(world.config.learningRate)) {
+        m_roundStart = m_replica->model().values();
+    }
+
+    void start(double now, Outbox &out) override { step(now, out); }
+
+    void onTimer(double now, int, std::uint64_t, Outbox &out) override {
+        m_running = false;
+        m_adam.step();
+        ++m_localSteps;
+        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
+        m_world.stepBoundary = true;
+        if (m_localSteps >= m_world.config.knobs.dilocoLocalSteps || budgetUsed()) {
+            Message d;
+            d.kind = MessageKind::LocalDelta;
+            d.to = kCenterNode;
+            d.tensor = m_replica->model().values() - m_roundStart;
+            d.buffers = m_replica->model().buffers();
+            out.send(std::move(d));
+            m_waiting = true;
+            return;
+        }
+        step(now, out);
+    }
+
+    void onMessage(double now, Message &&m, Outbox &out) override {
+        if (m.kind != MessageKind::FullValues)
+            return;
+        m_replica->model().setValues(m.tensor);
+        m_roundStart = m.tensor.clone();
+        m_localSteps = 0;
+        m_waiting = false;
+        step(now, out);
+    }
+
+    void onKilled(double) override { m_waiting = m_running = false; }
+    bool done() const { return budgetUsed() && !m_waiting && !m_running; }
+    Replica &replica() { return *m_replica; }
+
+private:
+    bool budgetUsed() const { return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge; }
+    void step(double now, Outbox &out) {
+        if (budgetUsed())
+            return;
+        m_replica->trainStep();
+        m_running = true;
+        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+    }
+
+    SimWorld &m_world;
+    int m_edge;
+    std::unique_ptr<Replica> m_replica;
+    torch::optim::Adam m_adam;
+    at::Tensor m_roundStart;
+    int m_localSteps = 0;
+    bool m_waiting = false; // delta sent, global model not back yet
+    bool m_running = false; // a step's compute is in progress
+};
+
+class DiLoCoCenter : public SimNode {
+public:
+    explicit DiLoCoCenter(SimWorld &world)
+        : SimNode(kCenterNode), m_world(world),
+          m_outer(world.config.knobs.outerOptimizer, world.config.knobs.outerLearningRate,
+                  world.config.knobs.outerMomentum) {
+        m_global = world.initialValues.clone();
+        m_buffers = world.initialBuffers.clone();
+    }
+    void start(double, Outbox &) override {}
+
+    void onMessage(double now, Message &&m, Outbox &out) override {
+        if (m.kind != MessageKind::LocalDelta)
+            return;
+        if (m_from.empty())
+            out.timer(now + kStragglerSeconds, 0, m_round);
+        m_sum = m_sum.defined() ? m_sum.add_(m.tensor) : m.tensor.clone();
+        m_bufferSum = m_bufferSum.defined() ? m_bufferSum.add_(m.buffers) : m.buffers.clone();
+        m_from.push_back(m.from);
+        if (int(m_from.size()) == m_world.edgeCount())
+            outerStep(out);
+    }
+    void onTimer(double, int, std::uint64_t round, Outbox &out) override {
+        if (round == m_round && !m_from.empty())
+            outerStep(out);
+    }
+
+    at::Tensor global() const { return m_global; }
+    at::Tensor buffers() const { return m_buffers; }
+    bool idle() const { return m_from.empty(); }
+
+private:
+    void outerStep(Outbox &out) {
+        const auto &k = m_world.config.knobs;
+        m_outer.setParameters(k.outerOptimizer, k.outerLearningRate, k.outerMomentum);
+        m_outer.step(m_global, m_sum.div_(double(m_from.size())), m_momentum);
+        m_buffers = m_bufferSum.div_(double(m_from.size()));
+        for (int node : m_from) {
+            Message v;
+            v.kind = MessageKind::FullValues;
+            v.to = node;
+            v.tensor = m_global.clone();
+            out.send(std::move(v));
+        }
+        m_sum = m_bufferSum = at::Tensor();
+        m_from.clear();
+        ++m_round;
+    }
+
+    SimWorld &m_world;
+    OuterOptimizer m_outer;
+    at::Tensor m_global, m_momentum, m_buffers, m_sum, m_bufferSum;
+    std::vector<int> m_from;
+    std::uint64_t m_round = 0;
+};
+
+class DiLoCoStrategy : public Strategy {
+public:
+    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
+        m_world = &world;
+        std::vector<std::unique_ptr<SimNode>> nodes;
+        auto center = std::make_unique<DiLoCoCenter>(world);
+        m_center = center.get();
+        nodes.push_back(std::move(center));
+        for (int e = 0; e < world.edgeCount(); ++e) {
+            auto edge = std::make_unique<DiLoCoEdge>(world, e);
+            m_edges.push_back(edge.get());
+            m_replicas.push_back(&edge->replica());
+            nodes.push_back(std::move(edge));
+        }
+        return nodes;
+    }
+    void globalModel(FlatModel &into) override {
+        into.setValues(m_center->global());
+        into.setBuffers(m_center->buffers());
+    }
+    bool finished() const override {
+        for (auto *e : m_edges)
+            if (!e->done())
+                return false;
+        return m_world->stepsPerEdge > 0 && m_center->idle();
+    }
+    double takeLoss() override { return meanLoss(m_replicas); }
+
+private:
+    SimWorld *m_world = nullptr;
+    DiLoCoCenter *m_center = nullptr;
+    std::vector<DiLoCoEdge *> m_edges;
+    std::vector<Replica *> m_replicas;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeDiLoCoStrategy() { return std::make_unique<DiLoCoStrategy>(); }
+
+} // namespace synaptic::engine

@@ -1,0 +1,118 @@
+// Baseline: gossip averaging. Every edge trains with local Adam and, every
+// round of G steps, sends its model to one neighbour drawn at random (any
+// other edge, so some rounds cross the WAN); a receiver averages the model
+// it got with its own at its next step boundary. No center, no waiting.
+#include "common.h"
+
+#include "core/engine/sim/strategy.h"
+
+#include <torch/optim/adam.h>
+
+#include <random>
+
+namespace synaptic::engine {
+
+namespace {
+
+class GossipEdge : public SimNode {
+public:
+    GossipEdge(SimWorld &world, int edge)
+        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_replica(world.newReplica(edge)),
+          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(world.config.learningRate)),
+          m_rng(world.config.seed * 7777ull + std::uint64_t(edge)) {}
+
+    void start(double now, Outbox &out) override { step(now, out); }
+
+    void onTimer(double now, int, std::uint64_t, Outbox &out) override {
+        m_adam.step();
+        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
+        m_world.stepBoundary = true;
+        auto &model = m_replica->model();
+        for (const auto &m : m_received) {
+            model.setValues((model.values() + m.tensor).mul_(0.5));
+            model.setBuffers((model.buffers() + m.buffers).mul_(0.5));
+        }
+        m_received.clear();
+        if (m_replica->steps() % std::uint64_t(m_world.config.knobs.gossipSteps) == 0 && m_world.edgeCount() > 1) {
+            int peer = int(m_rng() % std::uint64_t(m_world.edgeCount() - 1));
+            if (peer >= m_edge)
+                ++peer;
+            Message g;
+            g.kind = MessageKind::GossipParams;
+            g.to = SimWorld::nodeOfEdge(peer);
+            g.tensor = model.values();
+            g.buffers = model.buffers();
+            out.send(std::move(g));
+        }
+        step(now, out);
+    }
+
+    void onMessage(double, Message &&m, Outbox &) override {
+        if (m.kind == MessageKind::GossipParams)
+            m_received.push_back(std::move(m));
+    }
+
+    bool done() const { return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge && !m_running; }
+    Replica &replica() { return *m_replica; }
+
+private:
+    void step(double now, Outbox &out) {
+        m_running = false;
+        if (m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge)
+            return;
+        m_replica->trainStep();
+        m_running = true;
+        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+    }
+
+    SimWorld &m_world;
+    int m_edge;
+    std::unique_ptr<Replica> m_replica;
+    torch::optim::Adam m_adam;
+    std::mt19937_64 m_rng;
+    std::vector<Message> m_received;
+    bool m_running = false;
+};
+
+class GossipStrategy : public Strategy {
+public:
+    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
+        m_world = &world;
+        std::vector<std::unique_ptr<SimNode>> nodes;
+        nodes.push_back(nullptr); // no center
+        for (int e = 0; e < world.edgeCount(); ++e) {
+            auto edge = std::make_unique<GossipEdge>(world, e);
+            m_edges.push_back(edge.get());
+            m_replicas.push_back(&edge->replica());
+            nodes.push_back(std::move(edge));
+        }
+        return nodes;
+    }
+    // Gossip has no global copy: the harness evaluates the edges' average
+    // (what the edges converge to), computed here, not sent anywhere.
+    void globalModel(FlatModel &into) override {
+        at::Tensor sum;
+        for (auto *r : m_replicas)
+            sum = sum.defined() ? sum.add_(r->model().values()) : r->model().values();
+        into.setValues(sum.div_(double(m_replicas.size())));
+        into.setBuffers(meanBuffers(m_replicas));
+    }
+    bool finished() const override {
+        for (auto *e : m_edges)
+            if (!e->done())
+                return false;
+        return m_world->stepsPerEdge > 0;
+    }
+    double takeLoss() override { return meanLoss(m_replicas); }
+
+private:
+    SimWorld *m_world = nullptr;
+    std::vector<GossipEdge *> m_edges;
+    std::vector<Replica *> m_replicas;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeGossipStrategy() { return std::make_unique<GossipStrategy>(); }
+
+} // namespace synaptic::engine

@@ -1,0 +1,166 @@
+// Baseline: a synchronous parameter server at the center. Every step every
+// edge sends its whole gradient to the center and waits for the new weights.
+#include "common.h"
+
+#include "core/engine/sim/strategy.h"
+#include "core/engine/synapse/shard_optimizer.h"
+
+namespace synaptic::engine {
+
+namespace {
+
+// A server waits this long past the first gradient of a step for the rest;
+// then it steps with what arrived, so a dead edge cannot stall the cluster.
+constexpr double kStragglerSeconds = 10.0;
+
+class PsEdge : public SimNode {
+public:
+    PsEdge(SimWorld &world, int edge)
+        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_replica(world.newReplica(edge)) {}
+
+    void start(double now, Outbox &out) override { step(now, out); }
+
+    void onMessage(double now, Message &&m, Outbox &out) override {
+        if (m.kind != MessageKind::FullValues)
+            return;
+        m_replica->model().setValues(m.tensor);
+        m_waiting = false;
+        step(now, out);
+    }
+
+    void onTimer(double now, int, std::uint64_t, Outbox &out) override {
+        Message g;
+        g.kind = MessageKind::FullGradient;
+        g.to = kCenterNode;
+        g.round = m_replica->steps();
+        g.tensor = m_replica->model().gradients();
+        g.buffers = m_replica->model().buffers();
+        out.send(std::move(g));
+        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
+        m_world.stepBoundary = true;
+        m_waiting = true;
+        m_running = false;
+        (void)now;
+    }
+
+    void onKilled(double) override { m_waiting = m_running = false; }
+
+    bool done() const {
+        return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge && !m_waiting && !m_running;
+    }
+    Replica &replica() { return *m_replica; }
+
+private:
+    void step(double now, Outbox &out) {
+        if (m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge)
+            return;
+        m_replica->trainStep();
+        m_running = true;
+        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+    }
+
+    SimWorld &m_world;
+    int m_edge;
+    std::unique_ptr<Replica> m_replica;
+    bool m_waiting = false; // gradient sent, new weights not back yet
+    bool m_running = false; // a step's compute is in progress
+};
+
+class PsCenter : public SimNode {
+public:
+    explicit PsCenter(SimWorld &world) : SimNode(kCenterNode), m_world(world) {
+        m_values = world.initialValues.clone();
+        m_buffers = world.initialBuffers.clone();
+    }
+
+    void start(double, Outbox &) override {}
+
+    void onMessage(double now, Message &&m, Outbox &out) override {
+        if (m.kind != MessageKind::FullGradient)
+            return;
+        if (m_count == 0)
+            out.timer(now + kStragglerSeconds, 0, m_round);
+        m_sum = m_sum.defined() ? m_sum.add_(m.tensor) : m.tensor.clone();
+        m_bufferSum = m_bufferSum.defined() ? m_bufferSum.add_(m.buffers) : m.buffers.clone();
+        m_from.push_back(m.from);
+        if (++m_count == m_world.edgeCount())
+            apply(out);
+    }
+
+    void onTimer(double, int, std::uint64_t round, Outbox &out) override {
+        if (round == m_round && m_count > 0)
+            apply(out);
+    }
+
+    at::Tensor values() const { return m_values; }
+    at::Tensor buffers() const { return m_buffers; }
+    bool idle() const { return m_count == 0; }
+
+private:
+    void apply(Outbox &out) {
+        AdamOptions adam;
+        adam.lr = m_world.config.learningRate;
+        adamStep(m_values, m_sum.div_(double(m_count)), m_state, adam);
+        m_buffers = m_bufferSum.div_(double(m_count));
+        for (int node : m_from) {
+            Message v;
+            v.kind = MessageKind::FullValues;
+            v.to = node;
+            v.tensor = m_values.clone();
+            out.send(std::move(v));
+        }
+        m_sum = at::Tensor();
+        m_bufferSum = at::Tensor();
+        m_from.clear();
+        m_count = 0;
+        ++m_round;
+    }
+
+    SimWorld &m_world;
+    at::Tensor m_values, m_buffers, m_sum, m_bufferSum;
+    AdamState m_state;
+    std::vector<int> m_from;
+    int m_count = 0;
+    std::uint64_t m_round = 0;
+};
+
+class ParamServerStrategy : public Strategy {
+public:
+    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
+        m_world = &world;
+        std::vector<std::unique_ptr<SimNode>> nodes;
+        auto center = std::make_unique<PsCenter>(world);
+        m_center = center.get();
+        nodes.push_back(std::move(center));
+        for (int e = 0; e < world.edgeCount(); ++e) {
+            auto edge = std::make_unique<PsEdge>(world, e);
+            m_edges.push_back(edge.get());
+            m_replicas.push_back(&edge->replica());
+            nodes.push_back(std::move(edge));
+        }
+        return nodes;
+    }
+    void globalModel(FlatModel &into) override {
+        into.setValues(m_center->values());
+        into.setBuffers(m_center->buffers());
+    }
+    bool finished() const override {
+        for (auto *e : m_edges)
+            if (!e->done())
+                return false;
+        return m_world->stepsPerEdge > 0 && m_center->idle();
+    }
+    double takeLoss() override { return meanLoss(m_replicas); }
+
+private:
+    SimWorld *m_world = nullptr;
+    PsCenter *m_center = nullptr;
+    std::vector<PsEdge *> m_edges;
+    std::vector<Replica *> m_replicas;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeParamServerStrategy() { return std::make_unique<ParamServerStrategy>(); }
+
+} // namespace synaptic::engine

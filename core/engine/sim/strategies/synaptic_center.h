@@ -1,0 +1,58 @@
+#pragma once
+
+#include "core/engine/sim/sim_node.h"
+#include "core/engine/sim/sim_world.h"
+#include "core/engine/synapse/lease.h"
+#include "core/engine/synapse/shard_optimizer.h"
+
+#include <deque>
+#include <map>
+
+namespace synaptic::engine {
+
+// The synaptic center (issue 3 §4): grants and renews leases, merges the
+// regions' shard deltas with the outer optimizer (DiLoCo Nesterov, or plain
+// averaging), bumps the global version, sends the new global copy back, and
+// checks consistency: every region's delta must be based on a global version
+// the center issued, with the same checksum. Emits drift per shard and region.
+class SynapticCenter : public SimNode {
+public:
+    explicit SynapticCenter(SimWorld &world);
+
+    void start(double now, Outbox &out) override;
+    void onMessage(double now, Message &&m, Outbox &out) override;
+    void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
+
+    at::Tensor globalValues() const;     // shard order
+    std::uint64_t version(int shard) const { return m_shards[std::size_t(shard)].version; }
+    bool idle() const;
+    std::uint64_t consistencyMismatches() const { return m_mismatches; }
+
+private:
+    enum Timer { kMergeDeadline = 1 };
+    struct Report {
+        int region;
+        int node;
+        ShardItem item;
+    };
+    struct Shard {
+        at::Tensor global;
+        at::Tensor momentum;
+        std::uint64_t version = 0;
+        std::deque<std::pair<std::uint64_t, std::uint64_t>> checksums; // (version, checksum), recent first
+        std::vector<Report> reports;
+        std::map<int, std::uint64_t> mergedBase; // region -> base version of its last merged delta
+        bool deadlineArmed = false;
+    };
+
+    void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
+
+    SimWorld &m_world;
+    LeaseRegistry m_leases;
+    OuterOptimizer m_outer;
+    std::vector<Shard> m_shards;
+    std::uint64_t m_round = 0;
+    std::uint64_t m_mismatches = 0;
+};
+
+} // namespace synaptic::engine

@@ -1,0 +1,257 @@
+#include "synaptic_edge.h"
+
+#include <map>
+
+namespace synaptic::engine {
+
+namespace {
+std::vector<std::int64_t> shardSizes(const ShardPlan &plan) {
+    std::vector<std::int64_t> sizes;
+    for (const auto &s : plan.shards)
+        sizes.push_back(s.parameters);
+    return sizes;
+}
+const char *modeName(EdgeLeaseState::Mode m) {
+    switch (m) {
+    case EdgeLeaseState::Mode::ReadOnly: return "read_only";
+    case EdgeLeaseState::Mode::CatchingUp: return "catching_up";
+    case EdgeLeaseState::Mode::Training: return "training";
+    }
+    return "?";
+}
+} // namespace
+
+SynapticEdge::SynapticEdge(SimWorld &world, int edge)
+    : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge),
+      m_region(world.regionOfEdge[std::size_t(edge)]), m_replica(world.newReplica(edge)),
+      m_cache(shardSizes(world.plan)), m_owner(world, edge) {}
+
+void SynapticEdge::start(double now, Outbox &out) {
+    // First start, or a revive: no lease until the center answers.
+    m_lease = EdgeLeaseState{};
+    Message hb;
+    hb.kind = MessageKind::Heartbeat;
+    hb.to = kCenterNode;
+    out.send(hb);
+    out.timer(now + m_world.config.knobs.heartbeatSeconds, kHeartbeat);
+}
+
+void SynapticEdge::onKilled(double now) {
+    m_stepRunning = false;
+    m_pendingValues.clear();
+    m_awaitingCatchUp.clear();
+    m_awaitingOwners.clear();
+    m_owner.onKilled();
+    m_cache.flush(); // unsent window gradients die with the process
+    m_windowSteps = 0;
+    m_lease = EdgeLeaseState{};
+    m_world.emit(LeaseEvent{now, m_edge, "down", 0});
+}
+
+void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before) {
+    const auto mode = m_lease.mode();
+    if (mode == before)
+        return;
+    if (mode == EdgeLeaseState::Mode::ReadOnly) {
+        // Read-only at once: what the cache holds is never pushed.
+        m_cache.flush();
+        m_windowSteps = 0;
+    }
+    m_world.emit(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
+}
+
+void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
+    const bool leaseValid = m_lease.lease().validAt(now);
+    switch (m.kind) {
+    case MessageKind::LeaseGrant: onLease(now, m.lease, out); break;
+    case MessageKind::Gradients: m_owner.onGradients(now, std::move(m), leaseValid, out); break;
+    case MessageKind::CatchUpRequest: m_owner.onCatchUpRequest(now, m, out); break;
+    case MessageKind::CenterValues: m_owner.onCenterValues(now, std::move(m), out); break;
+    case MessageKind::Handoff: m_owner.onHandoff(now, std::move(m), out); break;
+    case MessageKind::Values:
+        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_awaitingCatchUp.count(m.from)) {
+            applyValues(now, m);
+            m_awaitingCatchUp.erase(m.from);
+            if (m_awaitingCatchUp.empty()) {
+                const auto before = m_lease.mode();
+                m_lease.onCaughtUp(now);
+                setMode(now, before);
+                startStepIfAllowed(now, out);
+            }
+        } else if (m_stepRunning) {
+            m_pendingValues.push_back(std::move(m));
+        } else {
+            applyValues(now, m);
+            m_unresponsiveOwners.erase(m.from);
+            if (m_awaitingOwners.erase(m.from) && m_awaitingOwners.empty())
+                startStepIfAllowed(now, out);
+        }
+        break;
+    default: break;
+    }
+}
+
+void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
+    switch (kind) {
+    case kStepDone: finishStep(now, out); break;
+    case kHeartbeat: {
+        Message hb;
+        hb.kind = MessageKind::Heartbeat;
+        hb.to = kCenterNode;
+        hb.lease = m_lease.lease();
+        out.send(hb);
+        out.timer(now + m_world.config.knobs.heartbeatSeconds, kHeartbeat);
+        break;
+    }
+    case kLeaseExpiry: {
+        const auto before = m_lease.mode();
+        m_lease.tick(now);
+        setMode(now, before);
+        break;
+    }
+    case kValuesTimeout:
+        if (arg == m_window && !m_awaitingOwners.empty()) {
+            // Stop waiting for owners that did not answer (down, or cut
+            // off) until they are heard from again.
+            m_unresponsiveOwners.insert(m_awaitingOwners.begin(), m_awaitingOwners.end());
+            m_awaitingOwners.clear();
+            startStepIfAllowed(now, out);
+        }
+        break;
+    case SynapticOwner::kMergeDeadlineTimer:
+        m_owner.onMergeDeadline(now, arg, m_lease.lease().validAt(now), out);
+        break;
+    default: break;
+    }
+}
+
+void SynapticEdge::onLease(double now, const Lease &lease, Outbox &out) {
+    const auto before = m_lease.mode();
+    m_lease.onLease(lease, now);
+    m_owner.observeLease(m_lease.lease(), m_edge);
+    out.timer(m_lease.lease().expiresAt, kLeaseExpiry);
+    if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
+        // Ask every owner in the region for current values before training.
+        m_awaitingCatchUp.clear();
+        const auto snap = m_world.routing->snapshot();
+        for (const auto &row : snap->rows)
+            m_awaitingCatchUp.insert(SimWorld::nodeOfEdge(row->owner[std::size_t(m_region)]));
+        for (int node : m_awaitingCatchUp) {
+            Message req;
+            req.kind = MessageKind::CatchUpRequest;
+            req.to = node;
+            req.origin = m_edge;
+            req.lease = m_lease.lease();
+            out.send(req);
+        }
+    }
+    setMode(now, before);
+    startStepIfAllowed(now, out);
+}
+
+void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
+    if (m_done || m_stepRunning || !m_lease.canTrain(now) || !m_awaitingOwners.empty())
+        return;
+    if (m_world.stepsPerEdge > 0 && m_stepsPushed >= m_world.stepsPerEdge) {
+        closeWindow(now, true, out);
+        m_done = true;
+        return;
+    }
+    m_replica->trainStep(); // real LibTorch work; its virtual duration comes from the compute model
+    m_stepRunning = true;
+    out.timer(now + m_world.trainStepSeconds(m_edge), kStepDone);
+}
+
+void SynapticEdge::finishStep(double now, Outbox &out) {
+    m_stepRunning = false;
+    const auto before = m_lease.mode();
+    m_lease.tick(now);
+    setMode(now, before);
+    if (m_lease.canTrain(now)) {
+        const auto grads = m_replica->model().gradients();
+        auto &flat = m_replica->model();
+        for (int s = 0; s < flat.shardCount(); ++s)
+            m_cache.pushGradient(s, grads.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
+                                 m_cache.cachedVersion(s));
+        ++m_stepsPushed;
+        ++m_windowSteps;
+        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
+        m_world.stepBoundary = true;
+    }
+    for (const auto &v : m_pendingValues) {
+        applyValues(now, v);
+        m_awaitingOwners.erase(v.from);
+        m_unresponsiveOwners.erase(v.from);
+    }
+    m_pendingValues.clear();
+    if (m_lease.canTrain(now) && m_windowSteps >= m_world.config.knobs.aggregationWindowSteps)
+        closeWindow(now, false, out);
+    startStepIfAllowed(now, out);
+}
+
+void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
+    const auto merged = m_cache.flush();
+    m_windowSteps = 0;
+    ++m_window;
+    const auto snap = m_world.routing->snapshot();
+    std::map<int, Message> byOwner;
+    auto messageFor = [&](int ownerNode) -> Message & {
+        auto &m = byOwner[ownerNode];
+        m.kind = MessageKind::Gradients;
+        m.to = ownerNode;
+        m.origin = m_edge;
+        m.lease = m_lease.lease();
+        m.writtenAt = now;
+        m.round = m_window;
+        m.last = last;
+        return m;
+    };
+    if (last) // every owner hears that this edge is finished
+        for (const auto &row : snap->rows)
+            messageFor(SimWorld::nodeOfEdge(row->owner[std::size_t(m_region)]));
+    for (const auto &g : merged) {
+        ShardItem item;
+        item.shard = g.shard;
+        item.version = g.baseVersion;
+        item.data = g.mean;
+        item.contributionIds.push_back((std::uint64_t(m_edge) << 40) | m_window);
+        messageFor(SimWorld::nodeOfEdge(snap->rows[std::size_t(g.shard)]->owner[std::size_t(m_region)]))
+            .shards.push_back(std::move(item));
+        ++m_world.ledger.sent;
+    }
+    if (!m_lease.canTrain(now))
+        m_world.ledger.sentWhileReadOnly += byOwner.size();
+    for (auto &[node, m] : byOwner) {
+        if (!last && !m.shards.empty() && m_world.config.knobs.waitForValues && !m_unresponsiveOwners.count(node))
+            m_awaitingOwners.insert(node);
+        out.send(std::move(m));
+        ++m_gradientMessagesSent;
+    }
+    if (!m_awaitingOwners.empty()) {
+        // Train on fresh values: wait for the owners' answer to this window,
+        // but never longer than a few windows (an owner may be gone).
+        const double window = m_world.config.knobs.aggregationWindowSteps * m_world.trainStepSeconds(m_edge);
+        out.timer(now + 2 * window + 0.1, kValuesTimeout, m_window);
+    }
+}
+
+void SynapticEdge::applyValues(double now, const Message &m) {
+    (void)now;
+    for (const auto &item : m.shards) {
+        if (item.version <= m_cache.cachedVersion(item.shard) && item.version != 0)
+            continue; // older or equal news
+        m_replica->model().setShardValues(item.shard, item.data);
+        if (item.version > m_cache.cachedVersion(item.shard)) {
+            m_cache.setCachedVersion(item.shard, item.version);
+            m_world.routing->setCachedVersion(item.shard, m_edge, item.version);
+        }
+    }
+}
+
+std::string SynapticEdge::onCommand(double now, const SimCommand &cmd, Outbox &out) {
+    if (cmd.kind != SimCommand::Kind::MoveShard)
+        return "an edge takes only move-shard commands";
+    return m_owner.moveShard(now, cmd.shard, cmd.node, out);
+}
+
+} // namespace synaptic::engine

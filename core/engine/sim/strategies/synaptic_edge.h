@@ -1,0 +1,67 @@
+#pragma once
+
+#include "synaptic_owner.h"
+
+#include "core/engine/sim/replica.h"
+#include "core/engine/synapse/gradient_cache.h"
+#include "core/engine/synapse/lease.h"
+
+#include <memory>
+#include <set>
+
+namespace synaptic::engine {
+
+// A synaptic edge (issue 3 §3, §5): trains on its partition with its cached
+// replica, pushes every step's gradient into its local cache stamped with
+// the shard versions it was computed on, and at the end of each aggregation
+// window sends the merged gradients to each shard's owner in the region.
+// Applies owners' new values at step boundaries. Holds a lease from the
+// center: read-only (no training, no pushes) when it lapses; on a new lease
+// it catches up with every owner before training again. Also hosts the
+// owner role for the shards the plan gives it.
+class SynapticEdge : public SimNode {
+public:
+    SynapticEdge(SimWorld &world, int edge);
+
+    void start(double now, Outbox &out) override;
+    void onMessage(double now, Message &&m, Outbox &out) override;
+    void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
+    void onKilled(double now) override;
+    std::string onCommand(double now, const SimCommand &cmd, Outbox &out) override;
+
+    bool done() const { return m_done; }
+    Replica &replica() { return *m_replica; }
+    SynapticOwner &owner() { return m_owner; }
+    EdgeLeaseState::Mode mode() const { return m_lease.mode(); }
+    std::uint64_t gradientsSent() const { return m_gradientMessagesSent; }
+
+private:
+    enum Timer { kStepDone = 1, kHeartbeat = 2, kLeaseExpiry = 3, kValuesTimeout = 4 };
+
+    void startStepIfAllowed(double now, Outbox &out);
+    void finishStep(double now, Outbox &out);
+    void closeWindow(double now, bool last, Outbox &out);
+    void applyValues(double now, const Message &m);
+    void onLease(double now, const Lease &lease, Outbox &out);
+    void setMode(double now, EdgeLeaseState::Mode before);
+
+    SimWorld &m_world;
+    int m_edge;
+    int m_region;
+    std::unique_ptr<Replica> m_replica;
+    GradientCache m_cache;
+    EdgeLeaseState m_lease;
+    SynapticOwner m_owner;
+    std::vector<Message> m_pendingValues;   // applied at the next step boundary
+    std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer
+    std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
+    std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
+    bool m_stepRunning = false;
+    bool m_done = false;
+    int m_windowSteps = 0;
+    std::uint64_t m_window = 0;
+    std::uint64_t m_gradientMessagesSent = 0;
+    std::uint64_t m_stepsPushed = 0;
+};
+
+} // namespace synaptic::engine

@@ -1,0 +1,327 @@
+#include "synaptic_owner.h"
+
+#include "core/engine/synapse/flat_model.h"
+
+#include <ATen/ATen.h>
+
+namespace synaptic::engine {
+
+namespace {
+// An owner refuses window gradients computed this many versions or more
+// behind the shard's current version: a long-partitioned edge catches up first.
+constexpr std::uint64_t kMaxVersionsBehind = 16;
+// An edge not heard for this many merges no longer holds up a merge.
+constexpr std::uint64_t kInactiveRounds = 3;
+} // namespace
+
+SynapticOwner::SynapticOwner(SimWorld &world, int edge)
+    : m_world(world), m_edge(edge), m_region(world.regionOfEdge[std::size_t(edge)]), m_gate(world.edgeCount()) {
+    const auto &plan = world.plan;
+    std::int64_t offset = 0;
+    for (const auto &shard : plan.shards) {
+        const std::int64_t n = shard.parameters;
+        if (plan.owner[std::size_t(m_region)][std::size_t(shard.id)] == edge) {
+            Store s;
+            s.values = world.initialValues.slice(0, offset, offset + n).clone();
+            s.base = s.values.clone();
+            s.baseChecksum = tensorChecksum(s.base);
+            m_shards.emplace(shard.id, std::move(s));
+        }
+        offset += n;
+    }
+    for (int e : world.edgesOfRegion[std::size_t(m_region)])
+        m_lastHeardRound[e] = 0;
+}
+
+std::vector<int> SynapticOwner::ownedShards() const {
+    std::vector<int> out;
+    for (const auto &[id, s] : m_shards)
+        out.push_back(id);
+    return out;
+}
+
+bool SynapticOwner::idle() const {
+    for (const auto &[id, s] : m_shards)
+        if (!s.pending.empty() || s.syncInFlight || (m_finishing && s.mergesSinceSync > 0))
+            return false;
+    return m_orphans.empty();
+}
+
+void SynapticOwner::onKilled() {
+    for (auto &[id, s] : m_shards) {
+        m_world.ledger.lostInCrash += s.pending.size();
+        s.pending.clear();
+        s.syncInFlight = false;
+        s.sentValues = at::Tensor();
+    }
+    m_orphans.clear();
+    m_heardThisRound.clear();
+    m_deadlineArmed = false;
+}
+
+void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Outbox &out) {
+    const int origin = m.origin;
+    std::map<int, Message> forwards;
+    for (auto &item : m.shards) {
+        const int shard = item.shard;
+        if (owns(shard)) {
+            m_shards[shard].pending.push_back({origin, m.lease, m.writtenAt, std::move(item)});
+        } else if (const auto fwd = m_forwardTo.find(shard); fwd != m_forwardTo.end()) {
+            // Rerouted after a move: the new owner applies it, exactly once.
+            auto &f = forwards[fwd->second];
+            f.kind = MessageKind::Gradients;
+            f.to = fwd->second;
+            f.origin = origin;
+            f.lease = m.lease;
+            f.writtenAt = m.writtenAt;
+            f.round = m.round;
+            f.shards.push_back(std::move(item));
+            ++m_world.ledger.forwarded;
+        } else {
+            // A gradient for a shard whose handoff has not landed yet (a
+            // retransmitted handoff overtaken by a later message): hold it.
+            m_orphans.push_back({origin, m.lease, m.writtenAt, std::move(item)});
+        }
+    }
+    for (auto &[node, f] : forwards)
+        out.send(std::move(f));
+
+    m_heardThisRound.insert(origin);
+    m_lastHeardRound[origin] = m_round;
+    if (m.last)
+        m_finishedEdges.insert(origin);
+
+    bool everyoneIn = true;
+    for (const auto &[e, heard] : m_lastHeardRound) {
+        const bool active = heard + kInactiveRounds > m_round && !(m_finishedEdges.count(e) && !m_heardThisRound.count(e));
+        if (active && !m_heardThisRound.count(e))
+            everyoneIn = false;
+    }
+    if (everyoneIn && ownLeaseValid) {
+        merge(now, out);
+    } else if (!m_deadlineArmed) {
+        const double window = m_world.config.knobs.aggregationWindowSteps * m_world.trainStepSeconds(m_edge);
+        out.timer(now + 0.5 * window + 0.002, kMergeDeadlineTimer, m_round);
+        m_deadlineArmed = true;
+    }
+}
+
+void SynapticOwner::onMergeDeadline(double now, std::uint64_t round, bool ownLeaseValid, Outbox &out) {
+    if (round != m_round)
+        return; // that round already merged
+    m_deadlineArmed = false;
+    if (ownLeaseValid)
+        merge(now, out);
+}
+
+void SynapticOwner::merge(double now, Outbox &out) {
+    std::vector<ShardItem> updated;
+    for (auto &[id, s] : m_shards)
+        if (!s.pending.empty())
+            mergeShard(now, id, s, updated);
+    ++m_round;
+    m_heardThisRound.clear();
+    m_deadlineArmed = false;
+    sendValues(updated, out);
+
+    bool regionDone = true;
+    for (const auto &[e, heard] : m_lastHeardRound)
+        if (!m_finishedEdges.count(e) && heard + kInactiveRounds > m_round)
+            regionDone = false;
+    if (regionDone)
+        m_finishing = true;
+    maybeSync(now, m_finishing, out);
+}
+
+void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated) {
+    at::Tensor sum;
+    std::vector<std::uint64_t> ids;
+    for (auto &p : s.pending) {
+        const bool tooOld = s.version > p.item.version + kMaxVersionsBehind;
+        if (tooOld || m_gate.check(p.edge, p.lease, p.sentAt) != EpochGate::Verdict::Accepted) {
+            m_world.ledger.rejected += p.item.contributionIds.size();
+            continue;
+        }
+        if (!p.lease.validAt(p.sentAt))
+            ++m_world.ledger.appliedUnderExpiredLease; // the gate must make this impossible
+        sum = sum.defined() ? sum.add_(p.item.data) : p.item.data.clone();
+        ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
+    }
+    const std::size_t n = s.pending.size();
+    s.pending.clear();
+    if (!sum.defined())
+        return;
+    (void)n;
+    sum.div_(double(ids.size()));
+    AdamOptions adam;
+    adam.lr = m_world.config.learningRate;
+    adamStep(s.values, sum, s.adam, adam);
+    ++s.version;
+    ++s.mergesSinceSync;
+    m_world.routing->setOwnerVersion(shard, m_region, s.version, now);
+    for (auto id : ids)
+        m_world.ledger.recordApplied(shard, id);
+    ShardItem item;
+    item.shard = shard;
+    item.version = s.version;
+    item.data = s.values.clone();
+    updated.push_back(std::move(item));
+}
+
+void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out) {
+    if (updated.empty())
+        return;
+    for (int e : m_world.edgesOfRegion[std::size_t(m_region)]) {
+        Message v;
+        v.kind = MessageKind::Values;
+        v.to = SimWorld::nodeOfEdge(e);
+        v.round = m_round;
+        v.shards = updated; // tensors are shared, never written after sending
+        out.send(std::move(v));
+    }
+}
+
+void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
+    (void)now;
+    Message d;
+    d.kind = MessageKind::CenterDelta;
+    d.to = kCenterNode;
+    d.round = m_round;
+    const int every = m_world.config.knobs.centerSyncWindows;
+    for (auto &[id, s] : m_shards) {
+        if (s.syncInFlight || s.mergesSinceSync == 0 || (!force && s.mergesSinceSync < every))
+            continue;
+        ShardItem item;
+        item.shard = id;
+        item.version = s.baseVersion;
+        item.checksum = s.baseChecksum;
+        item.data = s.values - s.base;
+        s.sentValues = s.values.clone();
+        s.syncInFlight = true;
+        s.mergesSinceSync = 0;
+        d.shards.push_back(std::move(item));
+    }
+    if (!d.shards.empty())
+        out.send(std::move(d));
+}
+
+void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
+    std::vector<ShardItem> updated;
+    std::map<int, Message> forwards;
+    for (auto &item : m.shards) {
+        if (!owns(item.shard)) {
+            if (const auto fwd = m_forwardTo.find(item.shard); fwd != m_forwardTo.end()) {
+                auto &f = forwards[fwd->second];
+                f.kind = MessageKind::CenterValues;
+                f.to = fwd->second;
+                f.round = m.round;
+                f.shards.push_back(std::move(item));
+            }
+            continue;
+        }
+        Store &s = m_shards[item.shard];
+        s.syncInFlight = false;
+        if (tensorChecksum(item.data) != item.checksum)
+            continue; // corrupted in transit: keep the region's copy, resend at the next sync
+        // Keep what the region learned while the delta was in flight.
+        s.values = item.data + (s.values - s.sentValues);
+        s.base = item.data;
+        s.baseVersion = item.version;
+        s.baseChecksum = item.checksum;
+        s.sentValues = at::Tensor();
+        ++s.version;
+        m_world.routing->setOwnerVersion(item.shard, m_region, s.version, now);
+        ShardItem v;
+        v.shard = item.shard;
+        v.version = s.version;
+        v.data = s.values.clone();
+        updated.push_back(std::move(v));
+    }
+    for (auto &[node, f] : forwards)
+        out.send(std::move(f));
+    sendValues(updated, out);
+    if (m_finishing)
+        maybeSync(now, true, out);
+}
+
+void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) {
+    (void)now;
+    m_gate.observe(m.origin, m.lease);
+    Message v;
+    v.kind = MessageKind::Values;
+    v.to = m.from;
+    v.round = m_round;
+    for (const auto &[id, s] : m_shards) {
+        ShardItem item;
+        item.shard = id;
+        item.version = s.version;
+        item.data = s.values.clone();
+        v.shards.push_back(std::move(item));
+    }
+    out.send(std::move(v)); // sent even when empty: it answers the request
+}
+
+std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &out) {
+    if (!owns(shard))
+        return "edge " + m_world.edgeName(m_edge) + " does not own shard " + std::to_string(shard) +
+               " (a move may already be in flight)";
+    if (toEdge == m_edge)
+        return "edge " + m_world.edgeName(toEdge) + " already owns shard " + std::to_string(shard);
+    if (toEdge < 0 || toEdge >= m_world.edgeCount() || m_world.regionOfEdge[std::size_t(toEdge)] != m_region)
+        return "shards move only between edges of the same region";
+    // Fence: apply what is buffered, so the new owner starts from a version
+    // that includes every gradient that reached this owner.
+    Store &s = m_shards[shard];
+    std::vector<ShardItem> updated;
+    if (!s.pending.empty())
+        mergeShard(now, shard, s, updated);
+    sendValues(updated, out);
+
+    Message h;
+    h.kind = MessageKind::Handoff;
+    h.to = SimWorld::nodeOfEdge(toEdge);
+    ShardItem item;
+    item.shard = shard;
+    item.version = s.version;
+    item.checksum = s.baseChecksum;
+    item.data = s.values;
+    item.optimizer = s.adam;
+    item.base = s.base;
+    item.baseVersion = s.baseVersion;
+    item.sentValues = s.sentValues;
+    item.mergesSinceSync = s.mergesSinceSync;
+    item.syncInFlight = s.syncInFlight;
+    h.shards.push_back(std::move(item));
+    out.send(std::move(h));
+    m_shards.erase(shard);
+    m_forwardTo[shard] = SimWorld::nodeOfEdge(toEdge);
+    return "";
+}
+
+void SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
+    for (auto &item : m.shards) {
+        Store s;
+        s.values = item.data;
+        s.adam = item.optimizer;
+        s.version = item.version;
+        s.base = item.base;
+        s.baseVersion = item.baseVersion;
+        s.baseChecksum = item.checksum;
+        s.sentValues = item.sentValues;
+        s.mergesSinceSync = item.mergesSinceSync;
+        s.syncInFlight = item.syncInFlight;
+        const int shard = item.shard;
+        m_forwardTo.erase(shard); // it may come back
+        m_shards[shard] = std::move(s);
+        m_world.routing->setOwner(shard, m_region, m_edge);
+        m_world.emit(RoutingEvent{now, shard, m_region, m_edge, m_world.routing->snapshot()->revision, "move"});
+        // Gradients that overtook the handoff.
+        std::vector<Pending> keep;
+        for (auto &p : m_orphans)
+            (p.item.shard == shard ? m_shards[shard].pending : keep).push_back(std::move(p));
+        m_orphans.swap(keep);
+    }
+    (void)out;
+}
+
+} // namespace synaptic::engine

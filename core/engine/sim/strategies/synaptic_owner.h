@@ -1,0 +1,87 @@
+#pragma once
+
+#include "core/engine/sim/sim_node.h"
+#include "core/engine/sim/sim_world.h"
+#include "core/engine/synapse/lease.h"
+#include "core/engine/synapse/shard_optimizer.h"
+
+#include <map>
+#include <set>
+
+namespace synaptic::engine {
+
+// The owner side of a synaptic edge (DESIGN.md §1 "owner"): for each shard it
+// owns in its region it merges the region's window gradients, applies Adam
+// with per-shard state, bumps the version and sends the new values to the
+// region; every N merges it sends the shard's delta to the center and folds
+// the center's new global copy back in. Moves a shard to another owner on
+// command (fence, hand off values and optimizer state, forward late
+// gradients). Lives inside the edge node; engine thread only.
+class SynapticOwner {
+public:
+    SynapticOwner(SimWorld &world, int edge);
+
+    // A Gradients message for shards this edge owns (or owned: forwarded).
+    void onGradients(double now, Message &&m, bool ownLeaseValid, Outbox &out);
+    void onMergeDeadline(double now, std::uint64_t round, bool ownLeaseValid, Outbox &out);
+    void onCatchUpRequest(double now, const Message &m, Outbox &out);
+    void onCenterValues(double now, Message &&m, Outbox &out);
+    void onHandoff(double now, Message &&m, Outbox &out);
+    std::string moveShard(double now, int shard, int toEdge, Outbox &out);
+    // Every edge of the region finished: merge what is left and sync with the center.
+    void flushForFinish(double now, Outbox &out);
+    void observeLease(const Lease &lease, int edge) { m_gate.observe(edge, lease); }
+    // The process died: buffered gradients and the wait for the center's
+    // answer are gone; shard values and optimizer state are on disk.
+    void onKilled();
+
+    bool idle() const;                 // nothing buffered, no sync in flight, nothing unsynced after finish
+    bool finishing() const { return m_finishing; }
+    bool owns(int shard) const { return m_shards.count(shard) > 0; }
+    std::vector<int> ownedShards() const;
+    const at::Tensor &values(int shard) const { return m_shards.at(shard).values; }
+    std::uint64_t version(int shard) const { return m_shards.at(shard).version; }
+    static constexpr int kMergeDeadlineTimer = 10;
+
+private:
+    struct Pending {
+        int edge;
+        Lease lease;
+        double sentAt;
+        ShardItem item;
+    };
+    struct Store {
+        at::Tensor values;            // authoritative copy of the shard in this region
+        AdamState adam;
+        std::uint64_t version = 0;
+        at::Tensor base;              // the global copy the region last took from the center
+        std::uint64_t baseVersion = 0;
+        std::uint64_t baseChecksum = 0;
+        at::Tensor sentValues;        // values when the pending delta left for the center
+        int mergesSinceSync = 0;
+        bool syncInFlight = false;
+        std::vector<Pending> pending;
+    };
+
+    void merge(double now, Outbox &out);
+    void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated);
+    void sendValues(const std::vector<ShardItem> &updated, Outbox &out);
+    void maybeSync(double now, bool force, Outbox &out);
+    int regionEdgesAlive() const;
+
+    SimWorld &m_world;
+    int m_edge;
+    int m_region;
+    std::map<int, Store> m_shards;
+    std::map<int, int> m_forwardTo;      // shard -> node it moved to
+    std::vector<Pending> m_orphans;      // gradients that arrived before their shard's handoff
+    EpochGate m_gate;
+    std::set<int> m_heardThisRound;      // edges whose window arrived since the last merge
+    std::map<int, std::uint64_t> m_lastHeardRound;
+    std::set<int> m_finishedEdges;
+    std::uint64_t m_round = 0;           // merges done
+    bool m_deadlineArmed = false;
+    bool m_finishing = false;
+};
+
+} // namespace synaptic::engine

@@ -1,0 +1,96 @@
+// The synaptic strategy (DESIGN.md §1): sharded owners per region, windowed
+// gradient aggregation, rare center syncs with an outer optimizer, leases.
+#include "synaptic_center.h"
+#include "synaptic_edge.h"
+
+#include "common.h"
+#include "core/engine/sim/strategy.h"
+
+namespace synaptic::engine {
+
+namespace {
+
+class SynapticStrategy : public Strategy {
+public:
+    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
+        m_world = &world;
+        std::vector<std::unique_ptr<SimNode>> nodes;
+        auto center = std::make_unique<SynapticCenter>(world);
+        m_center = center.get();
+        nodes.push_back(std::move(center));
+        for (int e = 0; e < world.edgeCount(); ++e) {
+            auto edge = std::make_unique<SynapticEdge>(world, e);
+            m_edges.push_back(edge.get());
+            m_replicas.push_back(&edge->replica());
+            nodes.push_back(std::move(edge));
+        }
+        for (const auto &shard : world.plan.shards)
+            for (int r = 0; r < world.regionCount(); ++r)
+                world.emit(RoutingEvent{0, shard.id, r, world.plan.owner[std::size_t(r)][std::size_t(shard.id)],
+                                        0, "plan"});
+        return nodes;
+    }
+
+    void globalModel(FlatModel &into) override {
+        into.setValues(m_center->globalValues());
+        into.setBuffers(meanBuffers(m_replicas));
+    }
+
+    int regionModels() const override { return m_world->regionCount(); }
+
+    void regionModel(int region, FlatModel &into) override {
+        std::vector<Replica *> members;
+        for (int e : m_world->edgesOfRegion[std::size_t(region)]) {
+            members.push_back(m_replicas[std::size_t(e)]);
+            auto &owner = m_edges[std::size_t(e)]->owner();
+            for (int shard : owner.ownedShards())
+                into.setShardValues(shard, owner.values(shard));
+        }
+        into.setBuffers(meanBuffers(members));
+    }
+
+    bool finished() const override {
+        if (m_world->stepsPerEdge == 0)
+            return false;
+        for (auto *e : m_edges)
+            if (!e->done() || !e->owner().idle() || (!e->owner().ownedShards().empty() && !e->owner().finishing()))
+                return false;
+        return m_center->idle();
+    }
+
+    double takeLoss() override { return meanLoss(m_replicas); }
+
+    int moveTarget(const SimCommand &cmd, std::string &why) override {
+        const auto snap = m_world->routing->snapshot();
+        if (cmd.shard < 0 || std::size_t(cmd.shard) >= snap->rows.size()) {
+            why = "no shard " + std::to_string(cmd.shard);
+            return -1;
+        }
+        if (cmd.region < 0 || cmd.region >= m_world->regionCount()) {
+            why = "no region " + std::to_string(cmd.region);
+            return -1;
+        }
+        if (cmd.node < 0 || cmd.node >= m_world->edgeCount() ||
+            m_world->regionOfEdge[std::size_t(cmd.node)] != cmd.region) {
+            why = "shards move only between edges of the same region";
+            return -1;
+        }
+        if (m_edges[std::size_t(cmd.node)]->mode() != EdgeLeaseState::Mode::Training) {
+            why = "edge " + m_world->edgeName(cmd.node) + " is read-only (no valid lease)";
+            return -1;
+        }
+        return SimWorld::nodeOfEdge(snap->rows[std::size_t(cmd.shard)]->owner[std::size_t(cmd.region)]);
+    }
+
+private:
+    SimWorld *m_world = nullptr;
+    SynapticCenter *m_center = nullptr;
+    std::vector<SynapticEdge *> m_edges;
+    std::vector<Replica *> m_replicas;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> makeSynapticStrategy() { return std::make_unique<SynapticStrategy>(); }
+
+} // namespace synaptic::engine

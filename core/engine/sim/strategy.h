@@ -1,0 +1,41 @@
+#pragma once
+
+#include "sim_command.h"
+#include "sim_node.h"
+#include "sim_world.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+// One way of training the cluster (issue 3 §7): builds its nodes and tells
+// the harness which model to evaluate. The harness reads models directly:
+// that is measurement, not protocol, and costs no virtual time or bytes.
+class Strategy {
+public:
+    virtual ~Strategy() = default;
+
+    // Node i: 0 = center, 1..E = edges.
+    virtual std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) = 0;
+    // The model whose accuracy the strategy is judged by, values and
+    // batch-norm statistics, written into `into`.
+    virtual void globalModel(FlatModel &into) = 0;
+    // Per-region models (synaptic); 0 when the strategy has none.
+    virtual int regionModels() const { return 0; }
+    virtual void regionModel(int /*region*/, FlatModel & /*into*/) {}
+    // Every edge used its step budget and the last exchange has landed.
+    virtual bool finished() const = 0;
+    // Mean training loss of the edges since the last call (NaN if none).
+    virtual double takeLoss() = 0;
+    // The node a move-shard command goes to, or -1 with `why` set.
+    virtual int moveTarget(const SimCommand & /*cmd*/, std::string &why) {
+        why = "this strategy has no shard owners";
+        return -1;
+    }
+};
+
+std::unique_ptr<Strategy> makeStrategy(const std::string &name);
+
+} // namespace synaptic::engine

@@ -1,0 +1,87 @@
+// Timed commands from JSON: names resolve against the config, and every bad
+// input is a ConfigError naming the element and the field.
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_command.h"
+
+#include <QTest>
+
+using namespace synaptic::engine;
+using Kind = SimCommand::Kind;
+
+class TestSimCommand : public QObject {
+    Q_OBJECT
+    ClusterConfig m_config;
+
+private Q_SLOTS:
+    void initTestCase() {
+        m_config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
+    }
+
+    void parsesEveryKind() {
+        const auto cmds = parseCommands(R"([
+            {"at": 1.5, "command": "move_shard", "shard": 3, "region": "us", "to": "us-2"},
+            {"command": "set_aggregation_window", "steps": 4},
+            {"command": "set_center_sync", "windows": 16},
+            {"command": "set_lease_seconds", "seconds": 5},
+            {"command": "set_heartbeat_seconds", "seconds": 0.5},
+            {"command": "set_link", "from": "eu-0", "to": "center", "latency_ms": 80, "bandwidth_mbps": 10, "loss": 0.01},
+            {"command": "kill", "node": "eu-1"},
+            {"command": "revive", "node": "eu-1"},
+            {"command": "partition_link", "from": "eu-0", "to": "us-0"},
+            {"command": "heal_link", "from": "eu-0", "to": "us-0"},
+            {"command": "partition_region", "region": "eu"},
+            {"command": "heal_region", "region": "eu"}
+        ])", "cmds.json", m_config);
+        QCOMPARE(cmds.size(), std::size_t(12));
+        QCOMPARE(cmds[0].kind, Kind::MoveShard);
+        QCOMPARE(cmds[0].at, 1.5);
+        QCOMPARE(cmds[0].shard, 3);
+        QCOMPARE(cmds[0].region, 1);
+        QCOMPARE(cmds[0].node, 5); // us-2: sixth edge in config order
+        QCOMPARE(cmds[1].value, 4.0);
+        QCOMPARE(cmds[5].kind, Kind::SetLink);
+        QCOMPARE(cmds[5].node, 0);
+        QCOMPARE(cmds[5].nodeB, -1); // the center
+        QCOMPARE(cmds[5].link.latencySeconds, 0.08);
+        QCOMPARE(cmds[5].link.bandwidthBitsPerSecond, 10e6);
+        QCOMPARE(cmds[6].kind, Kind::KillNode);
+        QCOMPARE(cmds[6].node, 1);
+        QCOMPARE(cmds[10].region, 0);
+        QCOMPARE(QString::fromStdString(cmds[0].describe()), QString("move_shard shard 3 region 1 to edge 5"));
+    }
+
+    void errorsNameTheField_data() {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not json") << "[{" << "cmds.json: not valid JSON";
+        QTest::newRow("not array") << "{}" << "cmds.json: must be a JSON array";
+        QTest::newRow("element") << "[3]" << "cmds.json: [0]: must be an object";
+        QTest::newRow("no command") << "[{}]" << "cmds.json: [0].command: must be a string";
+        QTest::newRow("unknown command") << R"([{"command": "reboot"}])" << "[0].command: unknown command \"reboot\"";
+        QTest::newRow("bad at") << R"([{"command": "kill", "node": "eu-0", "at": -1}])" << "[0].at: must be between";
+        QTest::newRow("unknown edge") << R"([{"command": "kill", "node": "mars-1"}])"
+                                      << "[0].node: no node named \"mars-1\"";
+        QTest::newRow("unknown region") << R"([{"command": "move_shard", "shard": 1, "region": "ap", "to": "eu-0"}])"
+                                        << "[0].region: no region named \"ap\"";
+        QTest::newRow("missing steps") << R"([{"command": "set_aggregation_window"}])" << "[0].steps: must be a number";
+        QTest::newRow("zero steps") << R"([{"command": "set_aggregation_window", "steps": 0}])"
+                                    << "[0].steps: must be between 1";
+        QTest::newRow("link latency type") << R"([{"command": "set_link", "from": "eu-0", "to": "eu-1", "latency_ms": "x", "bandwidth_mbps": 1}])"
+                                           << "[0].latency_ms: must be a number";
+        QTest::newRow("second element") << R"([{"command": "heal_region", "region": "eu"}, {"command": "kill"}])"
+                                        << "[1].node: must be the name of the node";
+    }
+    void errorsNameTheField() {
+        QFETCH(QString, json);
+        QFETCH(QString, expected);
+        try {
+            parseCommands(json.toStdString(), "cmds.json", m_config);
+            QFAIL("accepted bad input");
+        } catch (const ConfigError &e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSimCommand)
+#include "tst_sim_command.moc"

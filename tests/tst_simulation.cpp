@@ -1,0 +1,373 @@
+// The simulator end to end on real Fashion-MNIST: small clusters, a few dozen
+// real training steps each. Determinism, versions, leases, live shard moves,
+// drift under non-IID data, baselines' byte accounting, faults, and the
+// bounded event hand-off to another thread.
+#include "core/data/fashion_mnist.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/simulation.h"
+#include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/strategies/synaptic_owner.h"
+#include "core/engine/synapse/flat_model.h"
+#include "core/engine/tensor_data.h"
+
+#include <ATen/Parallel.h>
+
+#include <QTest>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+using namespace synaptic;
+using namespace synaptic::engine;
+
+namespace {
+
+struct Run {
+    StrategyResult result;
+    std::vector<SimEvent> events;
+};
+
+template <typename T>
+std::vector<T> eventsOf(const std::vector<SimEvent> &events) {
+    std::vector<T> out;
+    for (const auto &e : events)
+        if (const auto *t = std::get_if<T>(&e))
+            out.push_back(*t);
+    return out;
+}
+
+} // namespace
+
+class TestSimulation : public QObject {
+    Q_OBJECT
+    data::ImageSet m_trainSet;
+    TensorSet m_train;
+    TensorSet m_test;
+    ClusterConfig m_tiny;
+
+    Run run(const ClusterConfig &config, SimOptions options,
+            const std::function<void(const SimEvent &, const Simulation &)> &watch = {}) {
+        Run r;
+        Simulation *self = nullptr;
+        options.observer = [&](const SimEvent &e) {
+            r.events.push_back(e);
+            if (watch && self)
+                watch(e, *self);
+        };
+        options.finalFullEvaluation = false;
+        Simulation sim(config, m_train, m_trainSet.labels, m_test, options);
+        self = &sim;
+        r.result = sim.run();
+        return r;
+    }
+
+    SimOptions steps(std::uint64_t n) {
+        SimOptions o;
+        o.stepsPerEdge = n;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        at::set_num_threads(2);
+        const std::string dir = data::resolveDataDir("");
+        m_trainSet = data::loadFashionMnist(dir, data::Split::Train);
+        m_train = toTensors(m_trainSet, "cpu");
+        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 500), "cpu");
+        m_tiny = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
+    }
+
+    void sameSeedSameEventStream_data() {
+        QTest::addColumn<QString>("strategy");
+        for (const char *s : {"synaptic", "param_server", "allreduce", "diloco", "gossip"})
+            QTest::newRow(s) << s;
+    }
+    void sameSeedSameEventStream() {
+        QFETCH(QString, strategy);
+        ClusterConfig c = m_tiny;
+        c.strategy = strategy.toStdString();
+        c.knobs.dilocoLocalSteps = 4;
+        const auto a = run(c, steps(8)).result;
+        const auto b = run(c, steps(8)).result;
+        QVERIFY(a.events > 10);
+        QCOMPARE(a.events, b.events);
+        QCOMPARE(a.eventHash, b.eventHash);
+        QCOMPARE(a.totalBytes, b.totalBytes);
+        QCOMPARE(a.virtualSeconds, b.virtualSeconds);
+        QCOMPARE(a.samples, std::uint64_t(6 * 8 * 32));
+        c.seed += 1;
+        QVERIFY(run(c, steps(8)).result.eventHash != a.eventHash);
+    }
+
+    void versionsNeverGoBackwards() {
+        std::vector<std::uint64_t> owner, center, cached;
+        int checks = 0;
+        bool backwards = false;
+        run(m_tiny, steps(20), [&](const SimEvent &, const Simulation &sim) {
+            const auto snap = sim.routing();
+            std::size_t i = 0, j = 0, k = 0;
+            for (const auto &row : snap->rows) {
+                auto check = [&](std::vector<std::uint64_t> &seen, std::size_t &at, std::uint64_t v) {
+                    if (seen.size() <= at)
+                        seen.push_back(v);
+                    backwards |= v < seen[at];
+                    seen[at++] = v;
+                };
+                for (auto v : row->ownerVersion)
+                    check(owner, i, v);
+                check(center, j, row->centerVersion);
+                for (auto v : row->cachedVersion)
+                    check(cached, k, v);
+            }
+            ++checks;
+        });
+        QVERIFY(checks > 100);
+        QVERIFY(!backwards);
+        QVERIFY(*std::max_element(owner.begin(), owner.end()) >= 20); // owners really updated
+        QVERIFY(*std::max_element(center.begin(), center.end()) >= 4); // and the center merged
+    }
+
+    void partitionedRegionTurnsReadOnlyAndCatchesUpFirst() {
+        SimOptions o;
+        o.virtualSeconds = 4.0;
+        o.linkReportSeconds = 0.05;
+        o.commands = {SimCommand{SimCommand::Kind::PartitionRegion, 0.5, -1, 0},
+                      SimCommand{SimCommand::Kind::HealRegion, 2.5, -1, 0}};
+        const std::vector<int> eu{0, 1, 2};
+        std::map<int, std::vector<std::string>> modes;
+        bool caughtUpWhenTraining = true;
+        const auto r = run(m_tiny, o, [&](const SimEvent &e, const Simulation &sim) {
+            const auto *lease = std::get_if<LeaseEvent>(&e);
+            if (!lease || lease->edge > 2)
+                return;
+            modes[lease->edge].push_back(lease->mode);
+            if (lease->mode == "training" && lease->time > 2.5) {
+                // Catch-up is complete before training: every cached shard at its owner's version.
+                const auto snap = sim.routing();
+                for (const auto &row : snap->rows)
+                    caughtUpWhenTraining &= row->cachedVersion[std::size_t(lease->edge)] == row->ownerVersion[0];
+            }
+        });
+        for (int edge : eu) {
+            const auto &m = modes[edge];
+            // start: catching_up, training; partition: read_only; heal: catching_up, training
+            QCOMPARE(m, (std::vector<std::string>{"catching_up", "training", "read_only", "catching_up", "training"}));
+        }
+        QVERIFY(caughtUpWhenTraining);
+        QCOMPARE(r.result.gradientsSentWhileReadOnly, std::uint64_t(0));
+        QCOMPARE(r.result.contributionsUnderExpiredLease, std::uint64_t(0));
+
+        // While the whole region is read-only nothing moves inside it: no gradients, no values.
+        double allReadOnly = 0, firstCatchUp = 1e9;
+        for (const auto &l : eventsOf<LeaseEvent>(r.events)) {
+            if (l.edge <= 2 && l.mode == "read_only")
+                allReadOnly = std::max(allReadOnly, l.time);
+            if (l.edge <= 2 && l.mode == "catching_up" && l.time > 2.5)
+                firstCatchUp = std::min(firstCatchUp, l.time);
+        }
+        QVERIFY2(allReadOnly > 1.2 && allReadOnly < 1.7, qPrintable(QString::number(allReadOnly))); // lease 1 s after the last heartbeat through
+        QVERIFY2(firstCatchUp > 2.5 && firstCatchUp < 3.0, qPrintable(QString::number(firstCatchUp)));
+        std::uint64_t inRegion = 0, inRegionBefore = 0, otherRegion = 0;
+        for (const auto &b : eventsOf<LinkBytesEvent>(r.events)) {
+            const bool euLink = b.from >= 1 && b.from <= 3 && b.to >= 1 && b.to <= 3;
+            const bool usLink = b.from >= 4 && b.to >= 4;
+            if (euLink && b.time - b.interval >= allReadOnly && b.time <= firstCatchUp)
+                inRegion += b.bytes;
+            if (euLink && b.time <= 0.5)
+                inRegionBefore += b.bytes;
+            if (usLink && b.time - b.interval >= allReadOnly && b.time <= firstCatchUp)
+                otherRegion += b.bytes;
+        }
+        QCOMPARE(inRegion, std::uint64_t(0));
+        QVERIFY(inRegionBefore > 0);
+        QVERIFY(otherRegion > 0); // the other region kept training
+    }
+
+    void ownerRejectsWritesUnderAnExpiredLease() {
+        // The gate itself, fed crafted messages: an expired stamp, a
+        // superseded epoch, and valid ones. Only the valid ones are applied.
+        auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
+        world->emit = [](SimEvent) {};
+        SynapticOwner owner(*world, 0);
+        const int shard = owner.ownedShards().front();
+        const auto before = owner.values(shard).clone();
+        const auto size = world->plan.shards[std::size_t(shard)].parameters;
+        auto gradients = [&](int origin, Lease lease, double writtenAt, std::uint64_t id, float value) {
+            Message m;
+            m.kind = MessageKind::Gradients;
+            m.origin = origin;
+            m.lease = lease;
+            m.writtenAt = writtenAt;
+            ShardItem item;
+            item.shard = shard;
+            item.data = torch::full({size}, value);
+            item.contributionIds = {id};
+            m.shards.push_back(item);
+            return m;
+        };
+        owner.observeLease(Lease{5, 100}, 2); // edge 2 already holds epoch 5
+        Outbox out;
+        owner.onGradients(1.0, gradients(1, Lease{1, 0.5}, 1.0, 101, 100.f), true, out);  // expired when written
+        owner.onGradients(1.0, gradients(2, Lease{4, 9.0}, 1.0, 102, -100.f), true, out); // superseded epoch
+        owner.onGradients(1.0, gradients(0, Lease{3, 9.0}, 1.0, 103, 1.f), true, out);   // valid: merge now
+        QCOMPARE(world->ledger.rejected, std::uint64_t(2));
+        QCOMPARE(world->ledger.applied, std::uint64_t(1));
+        QCOMPARE(world->ledger.appliedUnderExpiredLease, std::uint64_t(0));
+        QCOMPARE(owner.version(shard), std::uint64_t(1));
+        // Exactly one Adam step on the valid gradient (all ones): every value moves by -lr.
+        QVERIFY(torch::allclose(owner.values(shard), before - world->config.learningRate, 1e-5, 1e-6));
+    }
+
+    void liveShardMoveLosesNothingAndAppliesNothingTwice() {
+        // Move three shards of eu while the region trains, one of them twice.
+        const auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
+        std::vector<int> ownedByEu0;
+        for (const auto &s : world->plan.shards)
+            if (world->plan.owner[0][std::size_t(s.id)] == 0)
+                ownedByEu0.push_back(s.id);
+        QVERIFY(ownedByEu0.size() >= 3);
+        using K = SimCommand::Kind;
+        SimOptions o = steps(40);
+        o.commands = {SimCommand{K::MoveShard, 0.25, ownedByEu0[0], 0, 1},
+                      SimCommand{K::MoveShard, 0.25, ownedByEu0[1], 0, 2},
+                      SimCommand{K::MoveShard, 0.40, ownedByEu0[2], 0, 1},
+                      SimCommand{K::MoveShard, 0.55, ownedByEu0[2], 0, 2},
+                      SimCommand{K::MoveShard, 0.60, ownedByEu0[0], 0, 4}}; // another region: refused
+        std::shared_ptr<const RoutingSnapshot> last;
+        const auto r = run(m_tiny, o, [&](const SimEvent &, const Simulation &sim) { last = sim.routing(); });
+        const auto cmds = eventsOf<CommandEvent>(r.events);
+        QCOMPARE(cmds.size(), std::size_t(5));
+        for (int i = 0; i < 4; ++i)
+            QVERIFY2(cmds[std::size_t(i)].applied, cmds[std::size_t(i)].detail.c_str());
+        QVERIFY(!cmds[4].applied);
+        QVERIFY2(QString::fromStdString(cmds[4].detail).contains("same region"), cmds[4].detail.c_str());
+        int moves = 0;
+        for (const auto &route : eventsOf<RoutingEvent>(r.events))
+            moves += route.reason == "move";
+        QCOMPARE(moves, 4);
+        QCOMPARE(last->rows[std::size_t(ownedByEu0[0])]->owner[0], 1);
+        QCOMPARE(last->rows[std::size_t(ownedByEu0[1])]->owner[0], 2);
+        QCOMPARE(last->rows[std::size_t(ownedByEu0[2])]->owner[0], 2);
+        // Count them: every window gradient sent was applied exactly once.
+        const auto &res = r.result;
+        QVERIFY(res.contributionsSent > 6 * 40 * 10);
+        QCOMPARE(res.contributionsApplied, res.contributionsSent);
+        QCOMPARE(res.contributionsRejected, std::uint64_t(0));
+        QCOMPARE(res.contributionsDuplicated, std::uint64_t(0));
+        QVERIFY(res.contributionsForwarded > 0); // in-flight gradients really were rerouted
+    }
+
+    void nonIidDriftsMoreThanIid() {
+        ClusterConfig iid = m_tiny;
+        ClusterConfig skewed = m_tiny;
+        skewed.partition = "dirichlet";
+        skewed.dirichletAlpha = 0.1;
+        const auto a = run(iid, steps(40)).result;
+        const auto b = run(skewed, steps(40)).result;
+        QVERIFY(a.meanRegionDrift > 0);
+        QVERIFY2(b.meanRegionDrift > 1.5 * a.meanRegionDrift,
+                 qPrintable(QString("iid %1, non-iid %2").arg(a.meanRegionDrift).arg(b.meanRegionDrift)));
+    }
+
+    void parameterServerBytesAreExact() {
+        ClusterConfig c = m_tiny;
+        c.strategy = "param_server";
+        const auto r = run(c, steps(5)).result;
+        const std::uint64_t params = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan.totalParameters);
+        const std::uint64_t buffers = 2 * (32 + 64);
+        // Per edge and step: gradient + statistics up, values down, 64-byte headers.
+        const std::uint64_t perStep = (64 + 4 * (params + buffers)) + (64 + 4 * params);
+        QCOMPARE(r.bytesToCenter, 6 * 5 * perStep);
+        QCOMPARE(r.wanBytes, r.bytesToCenter);
+        QCOMPARE(r.totalBytes, r.bytesToCenter);
+    }
+
+    void linkBytesEventsAddUpToTheTotal() {
+        const auto r = run(m_tiny, steps(10));
+        std::uint64_t sum = 0;
+        for (const auto &b : eventsOf<LinkBytesEvent>(r.events))
+            sum += b.bytes;
+        QCOMPARE(sum, r.result.totalBytes);
+        QVERIFY(r.result.bytesToCenter > 0 && r.result.bytesToCenter < r.result.totalBytes / 4);
+    }
+
+    void baselinesLearn_data() {
+        QTest::addColumn<QString>("strategy");
+        for (const char *s : {"synaptic", "param_server", "allreduce", "diloco", "gossip"})
+            QTest::newRow(s) << s;
+    }
+    void baselinesLearn() {
+        QFETCH(QString, strategy);
+        ClusterConfig c = m_tiny;
+        c.strategy = strategy.toStdString();
+        c.knobs.dilocoLocalSteps = 8;
+        const auto r = run(c, steps(40)).result;
+        QVERIFY(r.curve.size() >= 2);
+        QCOMPARE(r.curve.front().accuracy < 0.3, true);
+        QVERIFY2(r.finalAccuracy > 0.6, qPrintable(QString("%1 reached only %2").arg(strategy).arg(r.finalAccuracy)));
+        if (c.strategy == "allreduce" || c.strategy == "gossip")
+            QCOMPARE(r.bytesToCenter, std::uint64_t(0));
+    }
+
+    void killedEdgeIsRoutedAroundAndRejoins() {
+        using K = SimCommand::Kind;
+        SimOptions o;
+        o.virtualSeconds = 2.0;
+        o.commands = {SimCommand{K::KillNode, 0.3, -1, -1, 1}, SimCommand{K::ReviveNode, 1.0, -1, -1, 1},
+                      SimCommand{K::KillNode, 1.2, -1, -1, 1}, SimCommand{K::KillNode, 1.3, -1, -1, 1}};
+        const auto r = run(m_tiny, o);
+        const auto cmds = eventsOf<CommandEvent>(r.events);
+        QCOMPARE(cmds.size(), std::size_t(4));
+        QVERIFY(cmds[0].applied && cmds[1].applied && cmds[2].applied);
+        QVERIFY(!cmds[3].applied);
+        QCOMPARE(cmds[3].detail, std::string("already down"));
+        std::vector<std::string> modes;
+        for (const auto &l : eventsOf<LeaseEvent>(r.events))
+            if (l.edge == 1)
+                modes.push_back(l.mode);
+        QCOMPARE(modes, (std::vector<std::string>{"catching_up", "training", "down", "catching_up", "training", "down"}));
+        QCOMPARE(r.result.contributionsDuplicated, std::uint64_t(0));
+        // Its region kept training while it was down.
+        QVERIFY2(r.result.samples > 5 * 20 * 32, qPrintable(QString::number(r.result.samples)));
+    }
+
+    void refusedCommandsSayWhy() {
+        using K = SimCommand::Kind;
+        SimOptions o = steps(5);
+        SimCommand shortLease{K::SetLeaseSeconds, 0, -1, -1, -1, -1, 0.1};
+        SimCommand window{K::SetAggregationWindow, 0, -1, -1, -1, -1, 2};
+        o.commands = {shortLease, window, SimCommand{K::MoveShard, 0, 999, 0, 1}};
+        const auto cmds = eventsOf<CommandEvent>(run(m_tiny, o).events);
+        QCOMPARE(cmds.size(), std::size_t(3));
+        QVERIFY(!cmds[0].applied);
+        QVERIFY(QString::fromStdString(cmds[0].detail).contains("longer than the heartbeat"));
+        QVERIFY(cmds[1].applied);
+        QVERIFY(!cmds[2].applied);
+        QCOMPARE(cmds[2].detail, std::string("no shard 999"));
+    }
+
+    void observerOnAnotherThreadNeverBlocksTheEngine() {
+        BoundedQueue<SimEvent> queue(64);
+        std::atomic<bool> done{false};
+        std::atomic<std::uint64_t> received{0};
+        std::thread consumer([&] {
+            while (!done) {
+                received += queue.drain().size();
+                std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a slow GUI
+            }
+        });
+        SimOptions o = steps(10);
+        o.queue = &queue;
+        const auto r = run(m_tiny, o).result;
+        done = true;
+        consumer.join();
+        received += queue.drain().size();
+        QCOMPARE(queue.pushed(), r.events);
+        QCOMPARE(received.load() + queue.dropped(), r.events);
+        QVERIFY(received.load() > 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSimulation)
+#include "tst_simulation.moc"
