@@ -9,6 +9,7 @@
 #include "core/engine/tensor_data.h"
 #include "core/engine/train_report.h"
 #include "core/engine/trainer.h"
+#include "plain_loop.h"
 
 #include <ATen/Parallel.h>
 #include <torch/nn/functional/loss.h>
@@ -43,36 +44,7 @@ struct Options {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
-// The baseline: the loop one writes by hand with LibTorch. Same model, same
-// losses (main + weighted exit head), same Adam and cosine schedule, same
-// shuffling and batching; no progress reporting, no pause/stop checks.
-double plainLoopSamplesPerSecond(const engine::TensorSet &train, int batch, double lr, double exitWeight,
-                                 std::uint64_t seed) {
-    torch::manual_seed(seed);
-    engine::SynapticNet model;
-    torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(lr));
-    model->train();
-    const std::int64_t n = train.size();
-    const long long total = (n + batch - 1) / batch;
-    long long step = 0;
-    const auto start = Clock::now();
-    const auto order = torch::randperm(n, torch::kInt64);
-    for (std::int64_t s = 0; s < n; s += batch, ++step) {
-        const double stepLr = engine::cosineLearningRate(lr, step, total);
-        for (auto &g : optimizer.param_groups())
-            static_cast<torch::optim::AdamOptions &>(g.options()).lr(stepLr);
-        const auto idx = order.slice(0, s, std::min(n, s + batch));
-        const auto x = train.images.index_select(0, idx);
-        const auto y = train.labels.index_select(0, idx);
-        optimizer.zero_grad();
-        const auto out = model->forward(x);
-        const auto loss = torch::nn::functional::cross_entropy(out.logits, y) +
-                          exitWeight * torch::nn::functional::cross_entropy(out.exitLogits, y);
-        loss.backward();
-        optimizer.step();
-    }
-    return double(n) / seconds(start, Clock::now());
-}
+using bench::plainLoopSamplesPerSecond;
 
 double matmulGflops(int size) {
     const auto a = torch::randn({size, size});
