@@ -51,6 +51,25 @@ private Q_SLOTS:
                                         << "/nonexistent.json: cannot open";
         QTest::newRow("missing data") << QStringList{"train", "--data", "/nonexistent/fm", "--subset", "10"} << 1
                                       << "/nonexistent/fm: data directory not found";
+        QTest::newRow("sim without config") << QStringList{"sim", "--steps", "3"} << 2 << "--config: is required";
+        QTest::newRow("sim unknown strategy") << QStringList{"sim", "--config", "x.json", "--compare", "synaptic,raft"}
+                                              << 2 << "--compare: unknown strategy 'raft'";
+        QTest::newRow("sim empty list") << QStringList{"sim", "--config", "x.json", "--compare", "synaptic,"} << 2
+                                        << "--compare: expects a comma-separated list";
+        QTest::newRow("sim two strategies") << QStringList{"sim", "--config", "x.json", "--strategy", "gossip,diloco"}
+                                            << 2 << "--strategy: takes one strategy";
+        QTest::newRow("sim steps and seconds")
+            << QStringList{"sim", "--config", "x.json", "--steps", "3", "--virtual-seconds", "2"} << 2
+            << "give either --steps or --virtual-seconds";
+        QTest::newRow("sim zero steps") << QStringList{"sim", "--config", "x.json", "--steps", "0"} << 2
+                                        << "--steps: must be at least 1";
+        QTest::newRow("sim target") << QStringList{"sim", "--config", "x.json", "--target-accuracy", "1.5"} << 2
+                                    << "--target-accuracy: must be in (0, 1]";
+        QTest::newRow("sim missing config") << QStringList{"sim", "--config", "/nonexistent.json"} << 2
+                                            << "/nonexistent.json: cannot open";
+        QTest::newRow("sim bad commands") << QStringList{"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") +
+                                                         "/tiny_cluster.json", "--commands", "/nonexistent.json"}
+                                          << 2 << "/nonexistent.json: cannot open";
         QTest::newRow("unwritable report")
             << QStringList{"train", "--subset", "64", "--test-subset", "64", "--report", "/nonexistent/dir/r.json"} << 1
             << "/nonexistent/dir/r.json";
@@ -88,6 +107,39 @@ private Q_SLOTS:
         const Result r = runNode({"train", "--config=" + path});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("training.epochs"), qPrintable(r.err));
+    }
+
+    void simCompareWritesReport() {
+        QTemporaryDir dir;
+        const QString report = dir.filePath("sim.json");
+        const QString commands = dir.filePath("commands.json");
+        QFile c(commands);
+        QVERIFY(c.open(QIODevice::WriteOnly));
+        c.write(R"([{"at": 0.2, "command": "set_link", "from": "eu-0", "to": "center", "latency_ms": 80, "bandwidth_mbps": 50}])");
+        c.close();
+        const Result r = runNode({"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json",
+                                  "--compare", "synaptic,param_server", "--steps", "4", "--threads", "2", "--seed", "3",
+                                  "--commands", commands, "--report", report});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("strategy") && r.out.contains("param_server") && r.out.contains("ratios against"),
+                 qPrintable(r.out));
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(o["seed"].toInt(), 3);
+        const QJsonArray strategies = o["strategies"].toArray();
+        QCOMPARE(strategies.size(), 2);
+        QCOMPARE(strategies[0].toObject()["strategy"].toString(), QString("synaptic"));
+        for (const auto &entry : strategies) {
+            const QJsonObject s = entry.toObject();
+            for (const char *key : {"final_accuracy", "time_to_target_s", "bytes_to_center", "wan_bytes", "total_bytes",
+                                    "samples", "wall_seconds", "curve", "event_hash"})
+                QVERIFY2(s.contains(key), key);
+            QVERIFY(s["time_to_target_s"].isNull()); // 4 steps never reach 0.88
+            QCOMPARE(s["samples"].toInt(), 6 * 4 * 32);
+            QVERIFY(s["bytes_to_center"].toDouble() > 0);
+            QVERIFY(s["total_bytes"].toDouble() >= s["wan_bytes"].toDouble());
+        }
     }
 
     void version() {

@@ -30,9 +30,12 @@ private Q_SLOTS:
             {"command": "partition_link", "from": "eu-0", "to": "us-0"},
             {"command": "heal_link", "from": "eu-0", "to": "us-0"},
             {"command": "partition_region", "region": "eu"},
-            {"command": "heal_region", "region": "eu"}
+            {"command": "heal_region", "region": "eu"},
+            {"command": "set_aggregation_window", "ms": 50}
         ])", "cmds.json", m_config);
-        QCOMPARE(cmds.size(), std::size_t(12));
+        QCOMPARE(cmds.size(), std::size_t(13));
+        QCOMPARE(cmds[12].kind, Kind::SetAggregationWindowMs);
+        QCOMPARE(cmds[12].value, 50.0);
         QCOMPARE(cmds[0].kind, Kind::MoveShard);
         QCOMPARE(cmds[0].at, 1.5);
         QCOMPARE(cmds[0].shard, 3);

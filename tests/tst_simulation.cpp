@@ -258,6 +258,18 @@ private Q_SLOTS:
         QVERIFY(res.contributionsForwarded > 0); // in-flight gradients really were rerouted
     }
 
+    void windowInVirtualMilliseconds() {
+        // A step takes 75 ms of virtual time here, so a 200 ms window holds 3 steps.
+        ClusterConfig byTime = m_tiny;
+        byTime.knobs.aggregationWindowMs = 200;
+        const auto a = run(m_tiny, steps(12)).result;
+        const auto b = run(byTime, steps(12)).result;
+        QCOMPARE(a.contributionsApplied, a.contributionsSent);
+        QCOMPARE(b.contributionsApplied, b.contributionsSent);
+        const double ratio = double(a.contributionsSent) / double(b.contributionsSent);
+        QVERIFY2(ratio > 2.5 && ratio < 3.5, qPrintable(QString::number(ratio)));
+    }
+
     void nonIidDriftsMoreThanIid() {
         ClusterConfig iid = m_tiny;
         ClusterConfig skewed = m_tiny;

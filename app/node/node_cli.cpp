@@ -117,6 +117,7 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
         throw ConfigError("--steps", "give either --steps or --virtual-seconds, not both");
     if (!stepsGiven && !(s.virtualSeconds > 0))
         s.stepsPerEdge = 300;
+    engine::checkSimRequest(s); // a bad config or command file is a usage error, found before any data loads
     return cmd;
 }
 

@@ -113,10 +113,11 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         c.strategy = top.text("strategy", c.strategy, kStrategies);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "center_sync_windows", "wait_for_values", "diloco_local_steps", "gossip_steps", "outer_optimizer",
+                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "wait_for_values", "diloco_local_steps", "gossip_steps", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
+            n.aggregationWindowMs = k.number("aggregation_window_ms", n.aggregationWindowMs, 0, 3.6e6);
             n.centerSyncWindows = int(k.integer("center_sync_windows", n.centerSyncWindows, 1, 100000));
             n.dilocoLocalSteps = int(k.integer("diloco_local_steps", n.dilocoLocalSteps, 1, 100000));
             if (k.has("wait_for_values")) {

@@ -24,6 +24,7 @@ struct RegionConfig {
 // are ignored by it. All live-editable through commands later.
 struct StrategyKnobs {
     int aggregationWindowSteps = 1;   // synaptic: local steps merged before pushing to the owner
+    double aggregationWindowMs = 0;   // synaptic: > 0: the window is this many virtual ms instead of a step count
     int centerSyncWindows = 32;       // synaptic: windows between center syncs
     bool waitForValues = true;        // synaptic: an edge waits for its owners' new values after each window
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps

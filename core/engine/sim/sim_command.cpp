@@ -24,6 +24,8 @@ const std::map<std::string, Kind> kKinds{
 };
 
 std::string kindName(Kind k) {
+    if (k == Kind::SetAggregationWindowMs)
+        return "set_aggregation_window_ms";
     for (const auto &[name, kind] : kKinds)
         if (kind == k)
             return name;
@@ -40,6 +42,7 @@ std::string SimCommand::describe() const {
     case Kind::MoveShard:
         return s + " shard " + std::to_string(shard) + " region " + std::to_string(region) + " to " + nodeName(this->node);
     case Kind::SetAggregationWindow:
+    case Kind::SetAggregationWindowMs:
     case Kind::SetCenterSync:
     case Kind::SetLeaseSeconds:
     case Kind::SetHeartbeatSeconds: {
@@ -124,7 +127,15 @@ std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::st
             cmd.region = name("region", regionIndex, "region");
             cmd.node = name("to", edgeIndex, "edge");
             break;
-        case Kind::SetAggregationWindow: cmd.value = std::round(number("steps", 1, 1e5)); break;
+        case Kind::SetAggregationWindow:
+            if (c.contains("ms")) {
+                cmd.kind = Kind::SetAggregationWindowMs;
+                cmd.value = number("ms", 0, 3.6e6);
+            } else {
+                cmd.value = std::round(number("steps", 1, 1e5));
+            }
+            break;
+        case Kind::SetAggregationWindowMs: break; // spelled set_aggregation_window with "ms"
         case Kind::SetCenterSync: cmd.value = std::round(number("windows", 1, 1e5)); break;
         case Kind::SetLeaseSeconds: cmd.value = number("seconds", 1e-3, 86400); break;
         case Kind::SetHeartbeatSeconds: cmd.value = number("seconds", 1e-3, 86400); break;

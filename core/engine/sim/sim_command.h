@@ -16,6 +16,7 @@ struct SimCommand {
     enum class Kind {
         MoveShard,            // shard, region, node = new owner (edge index)
         SetAggregationWindow, // value = steps
+        SetAggregationWindowMs, // value = virtual milliseconds (0: back to steps)
         SetCenterSync,        // value = windows
         SetLeaseSeconds,      // value
         SetHeartbeatSeconds,  // value
@@ -43,6 +44,7 @@ struct ClusterConfig;
 
 // Reads a JSON array of commands, e.g.
 //   [{"at": 2.5, "command": "move_shard", "shard": 3, "region": "eu", "to": "eu-2"},
+//    {"at": 3, "command": "set_aggregation_window", "ms": 50},
 //    {"at": 4, "command": "partition_region", "region": "ap"},
 //    {"at": 6, "command": "set_link", "from": "eu-0", "to": "center", "latency_ms": 80}]
 // Names are resolved against `config`; errors are ConfigErrors naming

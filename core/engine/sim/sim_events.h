@@ -15,7 +15,7 @@ struct MetricEvent {
     std::string scope;
     std::uint64_t samples = 0; // trained so far, whole cluster
     double loss = 0;           // mean training loss since the previous metric (NaN if unknown)
-    double accuracy = 0;       // test accuracy (subset)
+    double accuracy = 0;       // test accuracy (subset); NaN for a region not evaluated
     double exitAccuracy = 0;
 };
 struct RoutingEvent {

@@ -35,6 +35,12 @@ json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr);
 
 } // namespace
 
+void checkSimRequest(const SimRunRequest &request) {
+    const ClusterConfig config = loadClusterConfig(request.configPath);
+    if (!request.commandsPath.empty())
+        parseCommands(readText(request.commandsPath), request.commandsPath, config);
+}
+
 std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
                                           const std::function<void(const StrategyResult &)> &onResult) {
     ClusterConfig config = loadClusterConfig(request.configPath);

@@ -27,6 +27,10 @@ struct SimRunRequest {
     std::string dataDir;                   // overrides the config's
 };
 
+// Reads the config and the command list the request names and checks them:
+// ConfigError naming the file and field. Loads no data.
+void checkSimRequest(const SimRunRequest &request);
+
 // Loads the config (ConfigError on a bad one), the data (DataError), runs
 // every strategy and returns their results in order. `onResult` is called
 // after each strategy, e.g. to print progress.

@@ -43,6 +43,12 @@ double SimWorld::trainStepSeconds(int edge) const {
     return computeSeconds(nodeOfEdge(edge), trainFlopsPerSample * config.batchSize);
 }
 
+double windowSeconds(const SimWorld &world, int edge) {
+    const auto &k = world.config.knobs;
+    return k.aggregationWindowMs > 0 ? k.aggregationWindowMs / 1e3
+                                     : k.aggregationWindowSteps * world.trainStepSeconds(edge);
+}
+
 std::unique_ptr<FlatModel> SimWorld::newModel() const {
     auto m = std::make_unique<FlatModel>(plan, layers, device);
     m->setValues(initialValues);

@@ -72,6 +72,9 @@ struct SimWorld {
     std::unique_ptr<Replica> newReplica(int edge) const;
 };
 
+// How long one aggregation window lasts for an edge, by the live knobs.
+double windowSeconds(const SimWorld &world, int edge);
+
 // Builds the shared state for `config`: plan over the model's layers, data
 // partition per edge (IID or Dirichlet by the config's seed), initial model.
 std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet &train,

@@ -179,7 +179,11 @@ struct Simulation::Impl {
             dispatch(target, out);
             return refused;
         }
-        case K::SetAggregationWindow: k.aggregationWindowSteps = int(c.value); return "";
+        case K::SetAggregationWindow:
+            k.aggregationWindowSteps = int(c.value);
+            k.aggregationWindowMs = 0;
+            return "";
+        case K::SetAggregationWindowMs: k.aggregationWindowMs = c.value; return "";
         case K::SetCenterSync: k.centerSyncWindows = int(c.value); return "";
         case K::SetLeaseSeconds:
             if (c.value <= k.heartbeatSeconds)
@@ -276,7 +280,22 @@ struct Simulation::Impl {
         p.samples = world.samplesTrained;
         p.accuracy = acc.main;
         p.exitAccuracy = acc.exit;
-        p.loss = strategy->takeLoss();
+        // Training loss since the last point: per region, and over all edges.
+        std::vector<double> regionLoss(std::size_t(world.regionCount()), 0);
+        std::vector<int> regionLossCount(std::size_t(world.regionCount()), 0);
+        double lossSum = 0;
+        int lossCount = 0;
+        const auto replicas = strategy->replicas();
+        for (std::size_t e = 0; e < replicas.size(); ++e) {
+            const double l = replicas[e]->takeMeanLoss();
+            if (std::isnan(l))
+                continue;
+            lossSum += l;
+            ++lossCount;
+            regionLoss[std::size_t(world.regionOfEdge[e])] += l;
+            ++regionLossCount[std::size_t(world.regionOfEdge[e])];
+        }
+        p.loss = lossCount ? lossSum / lossCount : std::numeric_limits<double>::quiet_NaN();
         p.bytesToCenter = result.bytesToCenter;
         p.wanBytes = result.wanBytes;
         p.totalBytes = result.totalBytes;
@@ -289,12 +308,18 @@ struct Simulation::Impl {
             result.finalExitAccuracy = acc.exit;
         }
         emit(MetricEvent{loop.now(), full ? "global:full" : "global", p.samples, p.loss, acc.main, acc.exit});
-        if (options.evaluateRegions && !full) {
-            for (int r = 0; r < strategy->regionModels(); ++r) {
-                strategy->regionModel(r, *scratch);
-                const Accuracy ra = evaluate(scratch->net(), set);
-                emit(MetricEvent{loop.now(), "region:" + world.config.regions[std::size_t(r)].name, p.samples,
-                                 std::numeric_limits<double>::quiet_NaN(), ra.main, ra.exit});
+        if (!full) {
+            for (int r = 0; r < world.regionCount(); ++r) {
+                const auto i = std::size_t(r);
+                const double loss = regionLossCount[i] ? regionLoss[i] / regionLossCount[i]
+                                                       : std::numeric_limits<double>::quiet_NaN();
+                Accuracy ra{std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+                if (options.evaluateRegions && r < strategy->regionModels()) {
+                    strategy->regionModel(r, *scratch);
+                    ra = evaluate(scratch->net(), set);
+                }
+                emit(MetricEvent{loop.now(), "region:" + world.config.regions[i].name, p.samples, loss, ra.main,
+                                 ra.exit});
             }
         }
         result.evalWallSeconds += secondsSince(t0);

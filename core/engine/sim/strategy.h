@@ -27,8 +27,8 @@ public:
     virtual void regionModel(int /*region*/, FlatModel & /*into*/) {}
     // Every edge used its step budget and the last exchange has landed.
     virtual bool finished() const = 0;
-    // Mean training loss of the edges since the last call (NaN if none).
-    virtual double takeLoss() = 0;
+    // Every edge's replica, in edge order (training losses, statistics).
+    virtual std::vector<Replica *> replicas() const = 0;
     // The node a move-shard command goes to, or -1 with `why` set.
     virtual int moveTarget(const SimCommand & /*cmd*/, std::string &why) {
         why = "this strategy has no shard owners";

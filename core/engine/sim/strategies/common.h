@@ -11,21 +11,6 @@ namespace synaptic::engine {
 
 // Helpers the strategies share.
 
-// Mean training loss of the replicas since the last call (NaN if none trained).
-template <typename Replicas>
-double meanLoss(const Replicas &replicas) {
-    double sum = 0;
-    int n = 0;
-    for (Replica *r : replicas) {
-        const double l = r->takeMeanLoss();
-        if (!std::isnan(l)) {
-            sum += l;
-            ++n;
-        }
-    }
-    return n ? sum / n : std::nan("");
-}
-
 // Mean of the replicas' batch-norm statistics: what the harness gives a
 // merged model to evaluate with (no strategy ships them as parameters).
 template <typename Replicas>

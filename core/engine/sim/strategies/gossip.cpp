@@ -103,7 +103,7 @@ public:
                 return false;
         return m_world->stepsPerEdge > 0;
     }
-    double takeLoss() override { return meanLoss(m_replicas); }
+    std::vector<Replica *> replicas() const override { return m_replicas; }
 
 private:
     SimWorld *m_world = nullptr;

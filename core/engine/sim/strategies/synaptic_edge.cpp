@@ -157,6 +157,8 @@ void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
         m_done = true;
         return;
     }
+    if (m_windowSteps == 0)
+        m_windowStart = now;
     m_replica->trainStep(); // real LibTorch work; its virtual duration comes from the compute model
     m_stepRunning = true;
     out.timer(now + m_world.trainStepSeconds(m_edge), kStepDone);
@@ -184,7 +186,10 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
         m_unresponsiveOwners.erase(v.from);
     }
     m_pendingValues.clear();
-    if (m_lease.canTrain(now) && m_windowSteps >= m_world.config.knobs.aggregationWindowSteps)
+    const auto &k = m_world.config.knobs;
+    const bool windowOver = k.aggregationWindowMs > 0 ? now - m_windowStart >= k.aggregationWindowMs / 1e3 - 1e-12
+                                                      : m_windowSteps >= k.aggregationWindowSteps;
+    if (m_lease.canTrain(now) && m_windowSteps > 0 && windowOver)
         closeWindow(now, false, out);
     startStepIfAllowed(now, out);
 }
@@ -230,8 +235,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     if (!m_awaitingOwners.empty()) {
         // Train on fresh values: wait for the owners' answer to this window,
         // but never longer than a few windows (an owner may be gone).
-        const double window = m_world.config.knobs.aggregationWindowSteps * m_world.trainStepSeconds(m_edge);
-        out.timer(now + 2 * window + 0.1, kValuesTimeout, m_window);
+        out.timer(now + 2 * windowSeconds(m_world, m_edge) + 0.1, kValuesTimeout, m_window);
     }
 }
 

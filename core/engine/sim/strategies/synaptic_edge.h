@@ -59,6 +59,7 @@ private:
     bool m_stepRunning = false;
     bool m_done = false;
     int m_windowSteps = 0;
+    double m_windowStart = 0;               // virtual time the open window's first step started
     std::uint64_t m_window = 0;
     std::uint64_t m_gradientMessagesSent = 0;
     std::uint64_t m_stepsPushed = 0;

@@ -100,8 +100,7 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Out
     if (everyoneIn && ownLeaseValid) {
         merge(now, out);
     } else if (!m_deadlineArmed) {
-        const double window = m_world.config.knobs.aggregationWindowSteps * m_world.trainStepSeconds(m_edge);
-        out.timer(now + 0.5 * window + 0.002, kMergeDeadlineTimer, m_round);
+        out.timer(now + 0.5 * windowSeconds(m_world, m_edge) + 0.002, kMergeDeadlineTimer, m_round);
         m_deadlineArmed = true;
     }
 }

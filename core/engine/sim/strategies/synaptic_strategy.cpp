@@ -58,7 +58,7 @@ public:
         return m_center->idle();
     }
 
-    double takeLoss() override { return meanLoss(m_replicas); }
+    std::vector<Replica *> replicas() const override { return m_replicas; }
 
     int moveTarget(const SimCommand &cmd, std::string &why) override {
         const auto snap = m_world->routing->snapshot();
