@@ -43,8 +43,11 @@ bool parse(int argc, char **argv, Options &o) {
     o.run.targetAccuracy = 0.88;
     o.run.evalEverySamples = 15360;
     o.run.strategies = {"synaptic", "param_server", "allreduce", "diloco", "gossip"};
-    for (int i = 0; i < argc; ++i)
-        o.commandLine += (i ? " " : "") + std::string(argv[i]);
+    for (int i = 0; i < argc; ++i) {
+        if (i > 0)
+            o.commandLine += ' ';
+        o.commandLine += argv[i];
+    }
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc) {

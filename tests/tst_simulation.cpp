@@ -344,6 +344,45 @@ private Q_SLOTS:
         QVERIFY2(r.result.samples > 5 * 20 * 32, qPrintable(QString::number(r.result.samples)));
     }
 
+    void centerRestartKeepsSyncing() {
+        // The center dies with deltas in flight and comes back: the reliable
+        // channel redelivers both ways; nothing is lost or counted twice.
+        using K = SimCommand::Kind;
+        SimOptions o = steps(30);
+        o.commands = {SimCommand{K::KillNode, 0.5, -1, -1, -1}, SimCommand{K::ReviveNode, 0.8, -1, -1, -1}};
+        const auto r = run(m_tiny, o);
+        QVERIFY2(r.result.stoppedEarly.empty(), r.result.stoppedEarly.c_str());
+        int mergesAfter = 0, mismatches = 0;
+        for (const auto &c : eventsOf<ConsistencyEvent>(r.events)) {
+            mergesAfter += c.time > 0.8;
+            mismatches += c.mismatches;
+        }
+        QVERIFY(mergesAfter > 0);
+        QCOMPARE(mismatches, 0);
+        QCOMPARE(r.result.contributionsApplied, r.result.contributionsSent);
+        QCOMPARE(r.result.contributionsDuplicated, std::uint64_t(0));
+    }
+
+    void budgetRunEndsWhenANodeNeverReturns_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<bool>("stalls");
+        QTest::newRow("synaptic routes around it") << "synaptic" << false;
+        QTest::newRow("allreduce's ring breaks") << "allreduce" << true;
+    }
+    void budgetRunEndsWhenANodeNeverReturns() {
+        QFETCH(QString, strategy);
+        QFETCH(bool, stalls);
+        ClusterConfig c = m_tiny;
+        c.strategy = strategy.toStdString();
+        SimOptions o = steps(12);
+        o.commands = {SimCommand{SimCommand::Kind::KillNode, 0.3, -1, -1, 4}};
+        const auto r = run(c, o).result;
+        QCOMPARE(!r.stoppedEarly.empty(), stalls);
+        if (stalls)
+            QVERIFY(QString::fromStdString(r.stoppedEarly).contains("without a training step"));
+        QVERIFY(r.samples < 6 * 12 * 32); // the dead edge's steps are missing
+    }
+
     void refusedCommandsSayWhy() {
         using K = SimCommand::Kind;
         SimOptions o = steps(5);

@@ -52,6 +52,8 @@ int runSim(const app::NodeCommand &cmd) {
                      r.wallSeconds, r.evalWallSeconds);
         for (const auto &note : r.notes)
             std::fprintf(stderr, "  note: %s\n", note.c_str());
+        if (!r.stoppedEarly.empty())
+            std::fprintf(stderr, "  %s\n", r.stoppedEarly.c_str());
     });
     std::printf("%s", engine::simResultTable(results).c_str());
     if (!cmd.reportPath.empty()) {

@@ -37,6 +37,7 @@ struct ShardItem {
     int shard = 0;
     std::uint64_t version = 0;   // version the data belongs to (or was computed on)
     std::uint64_t checksum = 0;  // CenterDelta: checksum of the global copy the delta is based on
+    std::uint64_t sequence = 0;  // CenterDelta / CenterValues: which delta an answer answers
     at::Tensor data;             // gradient, values or delta (flat)
     AdamState optimizer;         // Handoff only
     std::vector<std::uint64_t> contributionIds; // Gradients: the pushes merged into `data`
@@ -46,6 +47,8 @@ struct ShardItem {
     at::Tensor sentValues;       // values when an unanswered delta left for the center
     int mergesSinceSync = 0;
     bool syncInFlight = false;
+    std::uint64_t syncSequence = 0;
+    bool finishing = false;      // the old owner's region had finished training
 };
 
 // What travels between nodes. Nodes never hold pointers to each other: all

@@ -31,7 +31,7 @@ private:
     at::Tensor nextBatch();
 
     std::unique_ptr<FlatModel> m_model;
-    const TensorSet &m_train;
+    TensorSet m_train; // shares the tensors' storage: a copy is a few reference counts
     at::Tensor m_indices;   // int64 on the data's device, reshuffled every pass
     std::vector<std::int64_t> m_order;
     std::size_t m_cursor = 0;

@@ -23,6 +23,7 @@ struct CurvePoint {
 // out of the center; "WAN" every byte on a link that is not inside a region.
 struct StrategyResult {
     std::string strategy;
+    std::string device;            // where the tensors lived ("cpu", "cuda:0")
     double finalAccuracy = 0;      // full test set, the strategy's global model at the end
     double finalExitAccuracy = 0;
     std::optional<double> timeToTargetSeconds; // virtual; first evaluation at or above the target
@@ -53,6 +54,7 @@ struct StrategyResult {
     double meanRegionDrift = 0;         // mean over every (shard, region) drift measurement
     std::vector<CurvePoint> curve;
     std::vector<std::string> notes;     // plan problems and the like
+    std::string stoppedEarly;           // why a step-budget run stopped before finishing (empty: it finished)
 };
 
 } // namespace synaptic::engine

@@ -4,6 +4,7 @@
 #include "sim_command.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/device.h"
 #include "core/engine/tensor_data.h"
 #include "core/engine/trainer.h"
 
@@ -53,11 +54,12 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
         commands = parseCommands(readText(request.commandsPath), request.commandsPath, config);
 
     at::set_num_threads(resolveThreadCount(request.threads));
+    const std::string device = resolveDevice(request.device);
     const std::string dir = data::resolveDataDir(config.dataDir);
     const auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
     const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
-    const TensorSet train = toTensors(trainSet, request.device);
-    const TensorSet test = toTensors(testSet, request.device);
+    const TensorSet train = toTensors(trainSet, device);
+    const TensorSet test = toTensors(testSet, device);
 
     std::vector<std::string> strategies = request.strategies;
     if (strategies.empty())
@@ -67,7 +69,7 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
         ClusterConfig c = config;
         c.strategy = name;
         SimOptions o;
-        o.device = request.device;
+        o.device = device;
         o.stepsPerEdge = request.stepsPerEdge;
         o.virtualSeconds = request.virtualSeconds;
         o.targetAccuracy = request.targetAccuracy;
@@ -93,6 +95,7 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
                              {"wan_bytes", p.wanBytes}, {"total_bytes", p.totalBytes}});
         strategies.push_back({
             {"strategy", r.strategy},
+            {"device", r.device},
             {"final_accuracy", r.finalAccuracy},
             {"final_exit_accuracy", r.finalExitAccuracy},
             {"time_to_target_s", nullable(r.timeToTargetSeconds)},
@@ -118,6 +121,7 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
             {"max_region_drift", r.maxRegionDrift},
             {"mean_region_drift", r.meanRegionDrift},
             {"notes", r.notes},
+            {"stopped_early", r.stoppedEarly.empty() ? json(nullptr) : json(r.stoppedEarly)},
             {"curve", curve},
         });
     }
@@ -128,7 +132,7 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
         {"virtual_seconds_budget", request.virtualSeconds},
         {"target_accuracy", request.targetAccuracy},
         {"eval_every_samples", request.evalEverySamples},
-        {"device", request.device},
+        {"device_requested", request.device},
         {"threads", at::get_num_threads()},
         {"strategies", strategies},
     };

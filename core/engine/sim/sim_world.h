@@ -56,6 +56,7 @@ struct SimWorld {
     std::function<void(SimEvent)> emit;  // set by the driver
     std::uint64_t samplesTrained = 0;
     bool stepBoundary = false;           // an edge finished a step; the driver applies commands
+    std::vector<bool> alive;             // per node, kept by the driver (kill / revive)
     ContributionLedger ledger;
 
     int edgeCount() const { return int(regionOfEdge.size()); }

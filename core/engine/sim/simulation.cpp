@@ -17,6 +17,7 @@ namespace synaptic::engine {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+constexpr double kQuiescentSeconds = 60;
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 } // namespace
 
@@ -36,6 +37,7 @@ struct Simulation::Impl {
     StrategyResult result;
     EventHash hash;
     double lastLinkReport = 0;
+    double lastStepBoundary = 0;
     double driftSum = 0;
     int driftCount = 0;
 
@@ -139,6 +141,11 @@ struct Simulation::Impl {
     void deliver(Message m) {
         const int to = m.to;
         if (!alive[std::size_t(to)]) {
+            if (nodes[std::size_t(to)] && reliable(m.kind)) {
+                // A reliable sender keeps retrying until the receiver is back.
+                loop.at(loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
+                return;
+            }
             ++result.messagesDropped;
             return;
         }
@@ -219,6 +226,7 @@ struct Simulation::Impl {
             if (alive[std::size_t(n)] != kill)
                 return kill ? "already down" : "already running";
             alive[std::size_t(n)] = !kill;
+            world.alive[std::size_t(n)] = !kill;
             ++incarnation[std::size_t(n)];
             if (kill) {
                 nodes[std::size_t(n)]->onKilled(loop.now());
@@ -337,6 +345,10 @@ struct Simulation::Impl {
     void scheduleLinkReport(double at) {
         loop.at(at, [this, at] {
             reportLinkBytes(options.linkReportSeconds);
+            // Commands wait for a step boundary; when no edge is training
+            // (all read-only, say) this tick applies them instead.
+            if (loop.now() - lastStepBoundary >= options.linkReportSeconds)
+                applyDueCommands();
             scheduleLinkReport(at + options.linkReportSeconds);
         });
     }
@@ -384,10 +396,12 @@ StrategyResult Simulation::run() {
     impl.scratch = world.newModel();
     impl.nodes = impl.strategy->createNodes(world);
     impl.alive.assign(impl.nodes.size(), true);
+    world.alive.assign(impl.nodes.size(), true);
     impl.incarnation.assign(impl.nodes.size(), 0);
     for (std::size_t i = 0; i < impl.nodes.size(); ++i) {
         if (!impl.nodes[i]) { // a strategy without a center
             impl.alive[i] = false;
+            world.alive[i] = false;
             continue;
         }
         Outbox out;
@@ -412,7 +426,16 @@ StrategyResult Simulation::run() {
         impl.loop.step();
         if (world.stepBoundary) {
             world.stepBoundary = false;
+            impl.lastStepBoundary = impl.loop.now();
             impl.applyDueCommands();
+        }
+        if (impl.options.stepsPerEdge > 0 && impl.loop.now() - impl.lastStepBoundary > kQuiescentSeconds) {
+            // A step budget whose last exchanges can never complete (a node
+            // died for good, a ring lost a member): stop instead of ticking forever.
+            impl.result.stoppedEarly = "stopped after " + std::to_string(int(kQuiescentSeconds)) +
+                                       " virtual seconds without a training step; some exchange never completed "
+                                       "(a node or link is down)";
+            break;
         }
         if (impl.nextEvalSamples > 0 && world.samplesTrained >= impl.nextEvalSamples) {
             impl.evaluateNow(false, unused);
@@ -435,6 +458,7 @@ StrategyResult Simulation::run() {
 
     auto &r = impl.result;
     r.samples = world.samplesTrained;
+    r.device = world.device;
     r.virtualSeconds = impl.loop.now();
     r.wallSeconds = secondsSince(start);
     r.trainWallSeconds = r.wallSeconds - r.evalWallSeconds;

@@ -145,7 +145,7 @@ public:
     }
     bool finished() const override {
         for (auto *e : m_edges)
-            if (!e->done())
+            if (!e->done() && m_world->alive[std::size_t(e->id())]) // a dead edge trains no more
                 return false;
         return m_world->stepsPerEdge > 0;
     }

@@ -44,8 +44,8 @@ public:
     }
 
     void onMessage(double now, Message &&m, Outbox &out) override {
-        if (m.kind != MessageKind::FullValues)
-            return;
+        if (m.kind != MessageKind::FullValues || !m_waiting)
+            return; // an answer to a delta sent before a restart: this edge started over
         m_replica->model().setValues(m.tensor);
         m_roundStart = m.tensor.clone();
         m_localSteps = 0;
@@ -86,7 +86,10 @@ public:
         m_global = world.initialValues.clone();
         m_buffers = world.initialBuffers.clone();
     }
-    void start(double, Outbox &) override {}
+    void start(double now, Outbox &out) override {
+        if (!m_from.empty()) // restarted with deltas on hand: their straggler timer died with the process
+            out.timer(now + kStragglerSeconds, 0, m_round);
+    }
 
     void onMessage(double now, Message &&m, Outbox &out) override {
         if (m.kind != MessageKind::LocalDelta)
@@ -155,7 +158,7 @@ public:
     }
     bool finished() const override {
         for (auto *e : m_edges)
-            if (!e->done())
+            if (!e->done() && m_world->alive[std::size_t(e->id())]) // a dead edge trains no more
                 return false;
         return m_world->stepsPerEdge > 0 && m_center->idle();
     }

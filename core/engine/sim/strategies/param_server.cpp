@@ -21,8 +21,8 @@ public:
     void start(double now, Outbox &out) override { step(now, out); }
 
     void onMessage(double now, Message &&m, Outbox &out) override {
-        if (m.kind != MessageKind::FullValues)
-            return;
+        if (m.kind != MessageKind::FullValues || !m_waiting)
+            return; // an answer to a gradient sent before a restart: this edge started over
         m_replica->model().setValues(m.tensor);
         m_waiting = false;
         step(now, out);
@@ -73,7 +73,10 @@ public:
         m_buffers = world.initialBuffers.clone();
     }
 
-    void start(double, Outbox &) override {}
+    void start(double now, Outbox &out) override {
+        if (m_count > 0) // restarted with gradients on hand: their straggler timer died with the process
+            out.timer(now + kStragglerSeconds, 0, m_round);
+    }
 
     void onMessage(double now, Message &&m, Outbox &out) override {
         if (m.kind != MessageKind::FullGradient)
@@ -146,7 +149,7 @@ public:
     }
     bool finished() const override {
         for (auto *e : m_edges)
-            if (!e->done())
+            if (!e->done() && m_world->alive[std::size_t(e->id())]) // a dead edge trains no more
                 return false;
         return m_world->stepsPerEdge > 0 && m_center->idle();
     }

@@ -30,14 +30,36 @@ SynapticCenter::SynapticCenter(SimWorld &world)
     }
 }
 
-void SynapticCenter::start(double, Outbox &) {}
+void SynapticCenter::start(double now, Outbox &out) {
+    // First start, or a restart: reports received before a crash are kept
+    // (on disk), their deadlines are not (timers die with the process).
+    for (std::size_t i = 0; i < m_shards.size(); ++i)
+        if (!m_shards[i].reports.empty())
+            armDeadline(now, int(i), out);
+}
+
+void SynapticCenter::armDeadline(double now, int shard, Outbox &out) {
+    auto &s = m_shards[std::size_t(shard)];
+    s.deadlineArmed = true;
+    // The timer argument carries the shard and the generation of its reports.
+    out.timer(now + kMergeDeadlineSeconds, kMergeDeadline, (s.deadlineGeneration << 20) | std::uint64_t(shard));
+}
+
+void SynapticCenter::onKilled(double) {
+    for (auto &s : m_shards)
+        s.deadlineArmed = false;
+}
+
 void SynapticCenter::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
     if (kind != kMergeDeadline)
         return;
-    auto &s = m_shards[std::size_t(arg)];
+    const int shard = int(arg & ((1u << 20) - 1));
+    auto &s = m_shards[std::size_t(shard)];
+    if ((arg >> 20) != s.deadlineGeneration)
+        return; // those reports were merged already
     s.deadlineArmed = false;
     if (!s.reports.empty())
-        mergeShards(now, {int(arg)}, out);
+        mergeShards(now, {shard}, out);
 }
 
 at::Tensor SynapticCenter::globalValues() const {
@@ -76,8 +98,7 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         if (int(s.reports.size()) == m_world.regionCount()) {
             ready.push_back(shard);
         } else if (!s.deadlineArmed) {
-            s.deadlineArmed = true;
-            out.timer(now + kMergeDeadlineSeconds, kMergeDeadline, std::uint64_t(shard));
+            armDeadline(now, shard, out);
         }
     }
     if (!ready.empty())
@@ -107,11 +128,6 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
                 ++m_mismatches;
                 continue;
             }
-            // One merge per region per base version: a region that missed the
-            // answer (its owner restarted) must not have its progress counted twice.
-            const auto merged = s.mergedBase.find(r.region);
-            if (merged != s.mergedBase.end() && r.item.version <= merged->second && s.version > 0)
-                continue;
             valid.push_back(&r);
         }
         double worst = 0;
@@ -119,8 +135,6 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             at::Tensor sum;
             for (const auto *r : valid)
                 sum = sum.defined() ? sum.add_(r->item.data) : r->item.data.clone();
-            for (const auto *r : valid)
-                s.mergedBase[r->region] = r->item.version;
             const auto before = s.global.clone();
             m_outer.step(s.global, sum.div_(double(valid.size())), s.momentum);
             ++s.version;
@@ -148,10 +162,13 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             item.shard = id;
             item.version = s.version;
             item.checksum = s.checksums.front().second;
+            item.sequence = r.item.sequence;
             item.data = s.global.clone();
             reply.shards.push_back(std::move(item));
         }
         s.reports.clear();
+        s.deadlineArmed = false;
+        ++s.deadlineGeneration; // a timer armed for these reports must not fire on the next ones
     }
     for (auto &[node, reply] : replies)
         out.send(std::move(reply));

@@ -22,6 +22,7 @@ public:
     void start(double now, Outbox &out) override;
     void onMessage(double now, Message &&m, Outbox &out) override;
     void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
+    void onKilled(double now) override;
 
     at::Tensor globalValues() const;     // shard order
     std::uint64_t version(int shard) const { return m_shards[std::size_t(shard)].version; }
@@ -41,11 +42,12 @@ private:
         std::uint64_t version = 0;
         std::deque<std::pair<std::uint64_t, std::uint64_t>> checksums; // (version, checksum), recent first
         std::vector<Report> reports;
-        std::map<int, std::uint64_t> mergedBase; // region -> base version of its last merged delta
         bool deadlineArmed = false;
+        std::uint64_t deadlineGeneration = 0;
     };
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
+    void armDeadline(double now, int shard, Outbox &out);
 
     SimWorld &m_world;
     LeaseRegistry m_leases;

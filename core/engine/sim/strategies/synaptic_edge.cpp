@@ -11,6 +11,9 @@ std::vector<std::int64_t> shardSizes(const ShardPlan &plan) {
         sizes.push_back(s.parameters);
     return sizes;
 }
+// How long an edge waits for every owner's catch-up answer.
+constexpr double kCatchUpSeconds = 1.0;
+
 const char *modeName(EdgeLeaseState::Mode m) {
     switch (m) {
     case EdgeLeaseState::Mode::ReadOnly: return "read_only";
@@ -109,6 +112,19 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
         setMode(now, before);
         break;
     }
+    case kCatchUpTimeout:
+        // An owner that cannot answer (down, cut off) must not keep this edge
+        // from training forever: its shards stay as cached until it is back.
+        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && arg == m_lease.lease().epoch &&
+            !m_awaitingCatchUp.empty()) {
+            m_unresponsiveOwners.insert(m_awaitingCatchUp.begin(), m_awaitingCatchUp.end());
+            m_awaitingCatchUp.clear();
+            const auto before = m_lease.mode();
+            m_lease.onCaughtUp(now);
+            setMode(now, before);
+            startStepIfAllowed(now, out);
+        }
+        break;
     case kValuesTimeout:
         if (arg == m_window && !m_awaitingOwners.empty()) {
             // Stop waiting for owners that did not answer (down, or cut
@@ -136,6 +152,7 @@ void SynapticEdge::onLease(double now, const Lease &lease, Outbox &out) {
         const auto snap = m_world.routing->snapshot();
         for (const auto &row : snap->rows)
             m_awaitingCatchUp.insert(SimWorld::nodeOfEdge(row->owner[std::size_t(m_region)]));
+        out.timer(now + kCatchUpSeconds, kCatchUpTimeout, m_lease.lease().epoch);
         for (int node : m_awaitingCatchUp) {
             Message req;
             req.kind = MessageKind::CatchUpRequest;
@@ -159,6 +176,7 @@ void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
     }
     if (m_windowSteps == 0)
         m_windowStart = now;
+    m_stepEpoch = m_lease.lease().epoch;
     m_replica->trainStep(); // real LibTorch work; its virtual duration comes from the compute model
     m_stepRunning = true;
     out.timer(now + m_world.trainStepSeconds(m_edge), kStepDone);
@@ -169,7 +187,9 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     const auto before = m_lease.mode();
     m_lease.tick(now);
     setMode(now, before);
-    if (m_lease.canTrain(now)) {
+    // A gradient computed under an earlier epoch (the lease lapsed and came
+    // back during the step, values changed under it) is never pushed.
+    if (m_lease.canTrain(now) && m_stepEpoch == m_lease.lease().epoch) {
         const auto grads = m_replica->model().gradients();
         auto &flat = m_replica->model();
         for (int s = 0; s < flat.shardCount(); ++s)

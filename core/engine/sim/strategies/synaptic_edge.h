@@ -36,7 +36,7 @@ public:
     std::uint64_t gradientsSent() const { return m_gradientMessagesSent; }
 
 private:
-    enum Timer { kStepDone = 1, kHeartbeat = 2, kLeaseExpiry = 3, kValuesTimeout = 4 };
+    enum Timer { kStepDone = 1, kHeartbeat = 2, kLeaseExpiry = 3, kValuesTimeout = 4, kCatchUpTimeout = 5 };
 
     void startStepIfAllowed(double now, Outbox &out);
     void finishStep(double now, Outbox &out);
@@ -57,6 +57,7 @@ private:
     std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
     bool m_stepRunning = false;
+    std::uint64_t m_stepEpoch = 0;          // lease epoch the running step started under
     bool m_done = false;
     int m_windowSteps = 0;
     double m_windowStart = 0;               // virtual time the open window's first step started

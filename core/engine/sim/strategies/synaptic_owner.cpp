@@ -44,15 +44,14 @@ bool SynapticOwner::idle() const {
     for (const auto &[id, s] : m_shards)
         if (!s.pending.empty() || s.syncInFlight || (m_finishing && s.mergesSinceSync > 0))
             return false;
-    return m_orphans.empty();
+    return m_orphans.empty() && m_orphanAnswers.empty();
 }
 
 void SynapticOwner::onKilled() {
     for (auto &[id, s] : m_shards) {
-        m_world.ledger.lostInCrash += s.pending.size();
+        for (const auto &p : s.pending)
+            m_world.ledger.lostInCrash += p.item.contributionIds.size();
         s.pending.clear();
-        s.syncInFlight = false;
-        s.sentValues = at::Tensor();
     }
     m_orphans.clear();
     m_heardThisRound.clear();
@@ -75,6 +74,7 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Out
             f.lease = m.lease;
             f.writtenAt = m.writtenAt;
             f.round = m.round;
+            f.last = m.last;
             f.shards.push_back(std::move(item));
             ++m_world.ledger.forwarded;
         } else {
@@ -115,13 +115,30 @@ void SynapticOwner::onMergeDeadline(double now, std::uint64_t round, bool ownLea
 
 void SynapticOwner::merge(double now, Outbox &out) {
     std::vector<ShardItem> updated;
-    for (auto &[id, s] : m_shards)
-        if (!s.pending.empty())
-            mergeShard(now, id, s, updated);
+    bool hadGradients = false;
+    for (auto &[id, s] : m_shards) {
+        if (s.pending.empty())
+            continue;
+        hadGradients = true;
+        mergeShard(now, id, s, updated);
+    }
+    const auto contributors = m_heardThisRound;
     ++m_round;
     m_heardThisRound.clear();
     m_deadlineArmed = false;
-    sendValues(updated, out);
+    if (!updated.empty()) {
+        sendValues(updated, out);
+    } else if (hadGradients) {
+        // Everything was rejected: still answer, or the contributors wait
+        // for values that never come.
+        for (int e : contributors) {
+            Message v;
+            v.kind = MessageKind::Values;
+            v.to = SimWorld::nodeOfEdge(e);
+            v.round = m_round;
+            out.send(std::move(v));
+        }
+    }
 
     bool regionDone = true;
     for (const auto &[e, heard] : m_lastHeardRound)
@@ -195,6 +212,7 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         item.version = s.baseVersion;
         item.checksum = s.baseChecksum;
         item.data = s.values - s.base;
+        item.sequence = ++s.syncSequence;
         s.sentValues = s.values.clone();
         s.syncInFlight = true;
         s.mergesSinceSync = 0;
@@ -215,10 +233,14 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
                 f.to = fwd->second;
                 f.round = m.round;
                 f.shards.push_back(std::move(item));
+            } else {
+                m_orphanAnswers.push_back(std::move(item)); // overtook its shard's handoff
             }
             continue;
         }
         Store &s = m_shards[item.shard];
+        if (!s.syncInFlight || item.sequence != s.syncSequence)
+            continue; // not the answer to the delta in flight: an old duplicate
         s.syncInFlight = false;
         if (tensorChecksum(item.data) != item.checksum)
             continue; // corrupted in transit: keep the region's copy, resend at the next sync
@@ -290,6 +312,8 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
     item.sentValues = s.sentValues;
     item.mergesSinceSync = s.mergesSinceSync;
     item.syncInFlight = s.syncInFlight;
+    item.syncSequence = s.syncSequence;
+    item.finishing = m_finishing;
     h.shards.push_back(std::move(item));
     out.send(std::move(h));
     m_shards.erase(shard);
@@ -309,7 +333,10 @@ void SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
         s.sentValues = item.sentValues;
         s.mergesSinceSync = item.mergesSinceSync;
         s.syncInFlight = item.syncInFlight;
+        s.syncSequence = item.syncSequence;
         const int shard = item.shard;
+        if (item.finishing)
+            m_finishing = true; // the region is done: this shard still owes the center its last delta
         m_forwardTo.erase(shard); // it may come back
         m_shards[shard] = std::move(s);
         m_world.routing->setOwner(shard, m_region, m_edge);
@@ -320,7 +347,20 @@ void SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
             (p.item.shard == shard ? m_shards[shard].pending : keep).push_back(std::move(p));
         m_orphans.swap(keep);
     }
-    (void)out;
+    // Center answers that overtook the handoff, now that their shard is here.
+    std::vector<ShardItem> answers;
+    std::vector<ShardItem> keepAnswers;
+    for (auto &a : m_orphanAnswers)
+        (owns(a.shard) ? answers : keepAnswers).push_back(std::move(a));
+    m_orphanAnswers.swap(keepAnswers);
+    if (!answers.empty()) {
+        Message replay;
+        replay.kind = MessageKind::CenterValues;
+        replay.shards = std::move(answers);
+        onCenterValues(now, std::move(replay), out);
+    }
+    if (m_finishing)
+        maybeSync(now, true, out);
 }
 
 } // namespace synaptic::engine

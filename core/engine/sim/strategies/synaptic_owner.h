@@ -31,8 +31,9 @@ public:
     // Every edge of the region finished: merge what is left and sync with the center.
     void flushForFinish(double now, Outbox &out);
     void observeLease(const Lease &lease, int edge) { m_gate.observe(edge, lease); }
-    // The process died: buffered gradients and the wait for the center's
-    // answer are gone; shard values and optimizer state are on disk.
+    // The process died: buffered gradients are gone. Shard values, optimizer
+    // state and the unanswered delta are on disk: the center's answer is
+    // redelivered after the restart (the center channel is reliable).
     void onKilled();
 
     bool idle() const;                 // nothing buffered, no sync in flight, nothing unsynced after finish
@@ -60,6 +61,7 @@ private:
         at::Tensor sentValues;        // values when the pending delta left for the center
         int mergesSinceSync = 0;
         bool syncInFlight = false;
+        std::uint64_t syncSequence = 0; // of the last delta sent; its answer must carry it
         std::vector<Pending> pending;
     };
 
@@ -75,6 +77,7 @@ private:
     std::map<int, Store> m_shards;
     std::map<int, int> m_forwardTo;      // shard -> node it moved to
     std::vector<Pending> m_orphans;      // gradients that arrived before their shard's handoff
+    std::vector<ShardItem> m_orphanAnswers; // center answers that arrived before their shard's handoff
     EpochGate m_gate;
     std::set<int> m_heardThisRound;      // edges whose window arrived since the last merge
     std::map<int, std::uint64_t> m_lastHeardRound;

@@ -52,9 +52,12 @@ public:
     bool finished() const override {
         if (m_world->stepsPerEdge == 0)
             return false;
-        for (auto *e : m_edges)
+        for (auto *e : m_edges) {
+            if (!m_world->alive[std::size_t(e->id())])
+                continue; // a dead edge trains no more; what it owned waits for its revival
             if (!e->done() || !e->owner().idle() || (!e->owner().ownedShards().empty() && !e->owner().finishing()))
                 return false;
+        }
         return m_center->idle();
     }
 
