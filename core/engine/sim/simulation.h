@@ -43,6 +43,8 @@ class EventLoop;
 // the strategy's model and emits typed events. Same config, seed, options
 // and commands -> the same event stream, bit for bit.
 // run() on the engine thread; submit(), routing() and requestStop() from any.
+// `train`, `trainLabels` and `test` must outlive the Simulation (they are
+// shared, not copied: one copy of the data serves every strategy of a run).
 class Simulation {
 public:
     Simulation(const ClusterConfig &config, const TensorSet &train, const std::vector<std::uint8_t> &trainLabels,
