@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <limits>
 #include <map>
 
@@ -362,9 +363,56 @@ struct Simulation::Impl {
     }
 };
 
+// Run controls shared with other threads.
+struct Simulation::Control {
+    mutable std::mutex mutex;
+    std::condition_variable wake;
+    bool paused = false;       // guarded by mutex
+    bool held = false;         // guarded by mutex: the engine is waiting
+    int stepsAllowed = 0;      // guarded by mutex: single steps granted while paused
+    double speed = 0;          // guarded by mutex
+    bool speedChanged = false; // guarded by mutex
+};
+
+void Simulation::requestStop() {
+    m_stop = true;
+    std::lock_guard lock(m_control->mutex);
+    m_control->wake.notify_all();
+}
+
+void Simulation::pause() {
+    std::lock_guard lock(m_control->mutex);
+    m_control->paused = true;
+}
+
+void Simulation::resume() {
+    std::lock_guard lock(m_control->mutex);
+    m_control->paused = false;
+    m_control->wake.notify_all();
+}
+
+void Simulation::step() {
+    std::lock_guard lock(m_control->mutex);
+    m_control->paused = true;
+    ++m_control->stepsAllowed;
+    m_control->wake.notify_all();
+}
+
+void Simulation::setSpeed(double k) {
+    std::lock_guard lock(m_control->mutex);
+    m_control->speed = k > 0 ? k : 0;
+    m_control->speedChanged = true;
+    m_control->wake.notify_all();
+}
+
+bool Simulation::isHeld() const {
+    std::lock_guard lock(m_control->mutex);
+    return m_control->held;
+}
+
 Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
                        const std::vector<std::uint8_t> &trainLabels, const TensorSet &test, SimOptions options)
-    : m_world(makeWorld(config, train, trainLabels, options.device)) {
+    : m_world(makeWorld(config, train, trainLabels, options.device)), m_control(std::make_unique<Control>()) {
     if (options.stepsPerEdge == 0 && !(options.virtualSeconds > 0))
         throw std::invalid_argument("simulation needs a budget: steps per edge or virtual seconds");
     m_world->stepsPerEdge = options.stepsPerEdge;
@@ -418,13 +466,44 @@ StrategyResult Simulation::run() {
 
     const double budget = impl.options.virtualSeconds > 0 ? impl.options.virtualSeconds
                                                           : std::numeric_limits<double>::infinity();
+    // Pacing: virtual time runs at `speed` x wall time from this anchor.
+    auto paceStart = Clock::now();
+    double paceVirtual = 0;
     while (!impl.loop.empty() && !m_stop) {
         if (impl.strategy->finished())
             break;
         if (impl.loop.nextTime() > budget)
             break;
+        double speed = 0;
+        {
+            std::unique_lock lock(m_control->mutex);
+            m_control->held = m_control->paused && m_control->stepsAllowed == 0;
+            m_control->wake.wait(lock, [&] { return m_stop || !m_control->paused || m_control->stepsAllowed > 0; });
+            m_control->held = false;
+            if (m_control->speedChanged || m_control->paused) {
+                m_control->speedChanged = false;
+                paceStart = Clock::now(); // re-anchor: time spent paused is not made up for
+                paceVirtual = impl.loop.now();
+            }
+            speed = m_control->speed;
+        }
+        if (m_stop)
+            break;
+        if (speed > 0) {
+            const auto due = paceStart + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>((impl.loop.nextTime() - paceVirtual) / speed));
+            std::unique_lock lock(m_control->mutex);
+            m_control->wake.wait_until(lock, due, [&] { return m_stop.load() || m_control->speedChanged; });
+            if (m_stop || m_control->speedChanged)
+                continue;
+        }
         impl.loop.step();
         if (world.stepBoundary) {
+            {
+                std::lock_guard lock(m_control->mutex);
+                if (m_control->paused && m_control->stepsAllowed > 0)
+                    --m_control->stepsAllowed; // a single step has been taken
+            }
             world.stepBoundary = false;
             impl.lastStepBoundary = impl.loop.now();
             impl.applyDueCommands();

@@ -54,7 +54,16 @@ public:
     StrategyResult run();
 
     void submit(SimCommand command);
-    void requestStop() { m_stop = true; }
+    void requestStop();
+    // Run controls, from any thread. Pause holds the engine between two
+    // events; step() lets exactly one more training step finish, then
+    // holds again. Speed k > 0 paces virtual time at k x wall time; 0 runs
+    // as fast as possible.
+    void pause();
+    void resume();
+    void step();
+    void setSpeed(double k);
+    bool isHeld() const;
     std::shared_ptr<const RoutingSnapshot> routing() const;
     const SimWorld &world() const { return *m_world; }
 
@@ -63,6 +72,8 @@ private:
     std::unique_ptr<Impl> m_impl;
     std::unique_ptr<SimWorld> m_world;
     std::atomic<bool> m_stop{false};
+    struct Control;
+    std::unique_ptr<Control> m_control;
 };
 
 } // namespace synaptic::engine

@@ -1,0 +1,102 @@
+// The routing table model over real routing-table snapshots: structure
+// checked by QAbstractItemModelTester, one dataChanged per changed row,
+// drift highlighting, numeric sorting through the sort role.
+#include "core/engine/model.h"
+#include "core/engine/synapse/model_layout.h"
+#include "core/engine/synapse/routing_table.h"
+#include "ui/models/routing_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+using namespace synaptic;
+using synaptic::ui::RoutingTableModel;
+
+class TestRoutingTableModel : public QObject {
+    Q_OBJECT
+    engine::PlanTopology m_topology{{2, 2}};
+    engine::ShardPlan m_plan;
+
+private Q_SLOTS:
+    void initTestCase() {
+        engine::SynapticNet net;
+        m_plan = engine::planShards(engine::layoutOf(*net), m_topology);
+    }
+
+    void rowsAndColumns() {
+        engine::RoutingTable table(m_plan, m_topology);
+        RoutingTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setNames({"eu-0", "eu-1", "us-0", "us-1"}, {"eu", "us"});
+        model.setSnapshot(table.snapshot());
+        QCOMPARE(model.rowCount(), int(m_plan.shards.size()));
+        QCOMPARE(model.columnCount(), int(RoutingTableModel::ColumnCount));
+        const auto &s0 = m_plan.shards[0];
+        QCOMPARE(model.data(model.index(0, RoutingTableModel::Layer), Qt::DisplayRole).toString(),
+                 QString::fromStdString(s0.layer));
+        QCOMPARE(model.data(model.index(0, RoutingTableModel::Parameters), RoutingTableModel::SortRole).toLongLong(),
+                 qlonglong(s0.parameters));
+        const QString owners = model.data(model.index(0, RoutingTableModel::Owners), Qt::DisplayRole).toString();
+        QCOMPARE(owners, QString("%1, %2").arg(QStringList{"eu-0", "eu-1", "us-0", "us-1"}[m_plan.owner[0][0]],
+                                               QStringList{"eu-0", "eu-1", "us-0", "us-1"}[m_plan.owner[1][0]]));
+    }
+
+    void onlyChangedRowsAreSignalled() {
+        engine::RoutingTable table(m_plan, m_topology);
+        RoutingTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(table.snapshot());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        table.setOwnerVersion(5, 0, 3, 1.5);
+        table.setOwnerVersion(6, 1, 1, 1.5);
+        table.setCenterVersion(9, 2);
+        model.setSnapshot(table.snapshot());
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(changed.count(), 2); // rows 5-6 as one run, row 9 alone
+        QCOMPARE(changed[0][0].toModelIndex().row(), 5);
+        QCOMPARE(changed[0][1].toModelIndex().row(), 6);
+        QCOMPARE(changed[1][0].toModelIndex().row(), 9);
+        QCOMPARE(model.data(model.index(5, RoutingTableModel::OwnerVersion), RoutingTableModel::SortRole).toULongLong(),
+                 3ull);
+        QCOMPARE(model.data(model.index(5, RoutingTableModel::LastSync), Qt::DisplayRole).toString(), QString("1.50"));
+        model.setSnapshot(table.snapshot()); // nothing new: no signal
+        QCOMPARE(changed.count(), 2);
+    }
+
+    void driftPastThresholdIsHighlighted() {
+        engine::RoutingTable table(m_plan, m_topology);
+        table.setParameterDrift(3, 0.9);
+        table.setParameterDrift(4, 0.1);
+        RoutingTableModel model;
+        model.setSnapshot(table.snapshot());
+        model.setDriftThreshold(0.5);
+        QVERIFY(model.data(model.index(3, 0), Qt::BackgroundRole).isValid());
+        QVERIFY(model.data(model.index(3, 0), Qt::ToolTipRole).toString().contains("0.900"));
+        QVERIFY(!model.data(model.index(4, 0), Qt::BackgroundRole).isValid());
+        model.setDriftThreshold(0.05);
+        QVERIFY(model.data(model.index(4, 0), Qt::BackgroundRole).isValid());
+    }
+
+    void sortsNumerically() {
+        engine::RoutingTable table(m_plan, m_topology);
+        RoutingTableModel model;
+        model.setSnapshot(table.snapshot());
+        QSortFilterProxyModel proxy;
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(RoutingTableModel::SortRole);
+        proxy.sort(RoutingTableModel::Parameters, Qt::DescendingOrder);
+        for (int r = 1; r < proxy.rowCount(); ++r)
+            QVERIFY(proxy.index(r - 1, RoutingTableModel::Parameters).data(RoutingTableModel::SortRole).toLongLong() >=
+                    proxy.index(r, RoutingTableModel::Parameters).data(RoutingTableModel::SortRole).toLongLong());
+        proxy.setFilterKeyColumn(RoutingTableModel::Layer);
+        proxy.setFilterFixedString("conv1");
+        QVERIFY(proxy.rowCount() > 0 && proxy.rowCount() < model.rowCount());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRoutingTableModel)
+#include "tst_routing_table_model.moc"

@@ -1,0 +1,146 @@
+// Drag and drop on the shard map through the model's own mimeData() and
+// dropMimeData(): one move command per dragged shard, none for a refused
+// drop (with the reason), and the tree changes only when a routing snapshot
+// reports the new owner.
+#include "core/engine/model.h"
+#include "core/engine/synapse/model_layout.h"
+#include "core/engine/synapse/routing_table.h"
+#include "ui/models/shard_map_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace synaptic;
+using synaptic::ui::ShardMapModel;
+
+Q_DECLARE_METATYPE(synaptic::engine::SimCommand)
+
+class TestShardMapModel : public QObject {
+    Q_OBJECT
+    engine::PlanTopology m_topology{{2, 2}};
+    engine::ShardPlan m_plan;
+    std::unique_ptr<engine::RoutingTable> m_table;
+    std::unique_ptr<ShardMapModel> m_model;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+
+    QModelIndex shardUnder(int edge, int row = 0) { return m_model->index(row, 0, m_model->edgeIndex(edge)); }
+
+private Q_SLOTS:
+    void initTestCase() {
+        qRegisterMetaType<engine::SimCommand>();
+        engine::SynapticNet net;
+        m_plan = engine::planShards(engine::layoutOf(*net), m_topology);
+    }
+
+    void init() {
+        m_table = std::make_unique<engine::RoutingTable>(m_plan, m_topology);
+        m_model = std::make_unique<ShardMapModel>();
+        m_tester = std::make_unique<QAbstractItemModelTester>(m_model.get(),
+                                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_model->setTopology({"eu-0", "eu-1", "us-0", "us-1"}, {0, 0, 1, 1}, {"eu", "us"});
+        m_model->setSnapshot(m_table->snapshot());
+        for (int e = 0; e < 4; ++e)
+            m_model->setEdgeMode(e, "training");
+    }
+
+    void treeShowsOwnedShards() {
+        QCOMPARE(m_model->rowCount(), 4);
+        int total = 0;
+        for (int e = 0; e < 4; ++e)
+            total += m_model->rowCount(m_model->edgeIndex(e));
+        QCOMPARE(total, int(m_plan.shards.size()) * 2); // every shard has one owner per region
+        const int shard = shardUnder(0).data(ShardMapModel::ShardIdRole).toInt();
+        QCOMPARE(m_plan.owner[0][std::size_t(shard)], 0);
+        QCOMPARE(shardUnder(0).data(ShardMapModel::ParametersRole).toLongLong(),
+                 qlonglong(m_plan.shards[std::size_t(shard)].parameters));
+    }
+
+    void dropSendsExactlyOneMoveAndWaitsForTheEngine() {
+        QSignalSpy moves(m_model.get(), &ShardMapModel::moveRequested);
+        QSignalSpy refused(m_model.get(), &ShardMapModel::moveRefused);
+        const QModelIndex dragged = shardUnder(0);
+        const int shard = dragged.data(ShardMapModel::ShardIdRole).toInt();
+        const int before0 = m_model->rowCount(m_model->edgeIndex(0));
+        std::unique_ptr<QMimeData> mime(m_model->mimeData({dragged}));
+        QVERIFY(mime);
+        QVERIFY(m_model->canDropMimeData(mime.get(), Qt::MoveAction, -1, 0, m_model->edgeIndex(1)));
+        QVERIFY(m_model->dropMimeData(mime.get(), Qt::MoveAction, -1, 0, m_model->edgeIndex(1)));
+        QCOMPARE(moves.count(), 1);
+        QCOMPARE(refused.count(), 0);
+        const auto cmd = moves[0][0].value<engine::SimCommand>();
+        QCOMPARE(cmd.kind, engine::SimCommand::Kind::MoveShard);
+        QCOMPARE(cmd.shard, shard);
+        QCOMPARE(cmd.region, 0);
+        QCOMPARE(cmd.node, 1);
+        // Nothing moved yet: the engine has not reported it.
+        QCOMPARE(m_model->rowCount(m_model->edgeIndex(0)), before0);
+        QVERIFY(shardUnder(0).data(ShardMapModel::InFlightRole).toBool());
+        // The same shard again while in flight: refused, no command.
+        QVERIFY(!m_model->dropMimeData(mime.get(), Qt::MoveAction, -1, 0, m_model->edgeIndex(1)));
+        QCOMPARE(moves.count(), 1);
+        QCOMPARE(refused.count(), 1);
+        QVERIFY(refused[0][0].toString().contains("already in flight"));
+        // The engine reports the move: the chip changes edge.
+        QSignalSpy removed(m_model.get(), &QAbstractItemModel::rowsRemoved);
+        QSignalSpy inserted(m_model.get(), &QAbstractItemModel::rowsInserted);
+        m_table->setOwner(shard, 0, 1);
+        m_model->setSnapshot(m_table->snapshot());
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(m_model->rowCount(m_model->edgeIndex(0)), before0 - 1);
+        bool found = false;
+        for (int r = 0; r < m_model->rowCount(m_model->edgeIndex(1)); ++r)
+            found |= shardUnder(1, r).data(ShardMapModel::ShardIdRole).toInt() == shard &&
+                     !shardUnder(1, r).data(ShardMapModel::InFlightRole).toBool();
+        QVERIFY(found);
+    }
+
+    void refusedDropsSendNothing_data() {
+        QTest::addColumn<int>("target");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("other region") << 2 << "training" << "only within a region";
+        QTest::newRow("read-only edge") << 1 << "read_only" << "eu-1 is read_only";
+        QTest::newRow("down edge") << 1 << "down" << "eu-1 is down";
+        QTest::newRow("same owner") << 0 << "training" << "eu-0 already owns shard";
+    }
+    void refusedDropsSendNothing() {
+        QFETCH(int, target);
+        QFETCH(QString, mode);
+        QFETCH(QString, reason);
+        m_model->setEdgeMode(target, mode);
+        QSignalSpy moves(m_model.get(), &ShardMapModel::moveRequested);
+        QSignalSpy refused(m_model.get(), &ShardMapModel::moveRefused);
+        std::unique_ptr<QMimeData> mime(m_model->mimeData({shardUnder(0)}));
+        QVERIFY(!m_model->canDropMimeData(mime.get(), Qt::MoveAction, -1, 0, m_model->edgeIndex(target)));
+        QVERIFY(!m_model->dropMimeData(mime.get(), Qt::MoveAction, -1, 0, m_model->edgeIndex(target)));
+        QCOMPARE(moves.count(), 0);
+        QCOMPARE(refused.count(), 1);
+        QVERIFY2(refused[0][0].toString().contains(reason), qPrintable(refused[0][0].toString()));
+    }
+
+    void multiSelectMovesSeveral() {
+        QSignalSpy moves(m_model.get(), &ShardMapModel::moveRequested);
+        std::unique_ptr<QMimeData> mime(m_model->mimeData({shardUnder(0, 0), shardUnder(0, 1), shardUnder(0, 1)}));
+        QVERIFY(m_model->dropMimeData(mime.get(), Qt::MoveAction, -1, 0, shardUnder(1))); // onto a chip of eu-1
+        QCOMPARE(moves.count(), 2); // the duplicate selection counts once
+        QCOMPARE(moves[0][0].value<engine::SimCommand>().node, 1);
+        QCOMPARE(moves[1][0].value<engine::SimCommand>().node, 1);
+    }
+
+    void foreignOrCorruptMimeIsRefused() {
+        QSignalSpy moves(m_model.get(), &ShardMapModel::moveRequested);
+        QMimeData text;
+        text.setText("shard 3");
+        QVERIFY(!m_model->dropMimeData(&text, Qt::MoveAction, -1, 0, m_model->edgeIndex(1)));
+        QMimeData corrupt;
+        corrupt.setData(ShardMapModel::kMimeType, QByteArray("\x01\x02", 2));
+        QVERIFY(!m_model->dropMimeData(&corrupt, Qt::MoveAction, -1, 0, m_model->edgeIndex(1)));
+        QCOMPARE(moves.count(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestShardMapModel)
+#include "tst_shard_map_model.moc"

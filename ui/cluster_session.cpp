@@ -1,0 +1,187 @@
+#include "cluster_session.h"
+
+#include "core/data/fashion_mnist.h"
+#include "core/engine/sim/simulation.h"
+#include "core/engine/tensor_data.h"
+
+#include <cstdio>
+
+namespace synaptic::ui {
+
+ClusterSession::ClusterSession(QObject *parent) : QObject(parent) {
+    qRegisterMetaType<engine::SimEvent>();
+    qRegisterMetaType<QVector<engine::SimEvent>>();
+    qRegisterMetaType<std::shared_ptr<const engine::RoutingSnapshot>>();
+    m_drainTimer.setInterval(kCoalesceMs);
+    connect(&m_drainTimer, &QTimer::timeout, this, &ClusterSession::drain);
+}
+
+ClusterSession::~ClusterSession() {
+    m_stopRequested = true;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_sim)
+            m_sim->requestStop();
+    }
+    joinWorker();
+}
+
+void ClusterSession::setBudget(std::uint64_t stepsPerEdge, double virtualSeconds) {
+    m_stepsPerEdge = stepsPerEdge;
+    m_virtualSeconds = virtualSeconds;
+}
+
+void ClusterSession::setState(State state) {
+    if (m_state == state)
+        return;
+    m_state = state;
+    Q_EMIT stateChanged(state);
+}
+
+void ClusterSession::start() {
+    if (m_state == State::Loading || m_state == State::Running || m_state == State::Paused)
+        return;
+    joinWorker();
+    m_stopRequested = false;
+    m_done = false;
+    m_routing.reset();
+    setState(State::Loading);
+    m_drainTimer.start();
+    const engine::ClusterConfig config = m_config;
+    const std::uint64_t steps = m_stepsPerEdge;
+    const double seconds = m_virtualSeconds;
+    m_worker = std::thread([this, config, steps, seconds] {
+        // Engine thread: load data, build the cluster, run. Nothing here
+        // touches QObjects; the GUI learns everything through the queue.
+        try {
+            const std::string dir = data::resolveDataDir(config.dataDir);
+            const auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
+            const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
+            const auto train = engine::toTensors(trainSet, "cpu");
+            const auto test = engine::toTensors(testSet, "cpu");
+            engine::SimOptions o;
+            o.stepsPerEdge = steps;
+            o.virtualSeconds = seconds > 0 ? seconds : (steps == 0 ? 1e12 : 0);
+            o.evaluateRegions = true;
+            o.queue = &m_queue;
+            auto sim = std::make_shared<engine::Simulation>(config, train, trainSet.labels, test, o);
+            {
+                std::lock_guard lock(m_mutex);
+                m_sim = sim;
+                for (const auto &c : m_early)
+                    sim->submit(c);
+                m_early.clear();
+                sim->setSpeed(m_speed);
+                if (m_paused)
+                    sim->pause();
+            }
+            if (!m_stopRequested) {
+                const auto r = sim->run();
+                char line[256];
+                std::snprintf(line, sizeof line, "%s: accuracy %.4f after %llu samples, %.2f virtual s",
+                              r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds);
+                std::lock_guard lock(m_mutex);
+                m_summary = line;
+            }
+        } catch (const std::exception &e) {
+            std::lock_guard lock(m_mutex);
+            m_error = e.what();
+        }
+        m_done = true;
+    });
+}
+
+void ClusterSession::pause() {
+    std::lock_guard lock(m_mutex);
+    m_paused = true;
+    if (m_sim)
+        m_sim->pause();
+    if (m_state == State::Running)
+        QMetaObject::invokeMethod(this, [this] { setState(State::Paused); }, Qt::QueuedConnection);
+}
+
+void ClusterSession::resume() {
+    std::lock_guard lock(m_mutex);
+    m_paused = false;
+    if (m_sim)
+        m_sim->resume();
+    if (m_state == State::Paused)
+        QMetaObject::invokeMethod(this, [this] { setState(State::Running); }, Qt::QueuedConnection);
+}
+
+void ClusterSession::singleStep() {
+    std::lock_guard lock(m_mutex);
+    m_paused = true;
+    if (m_sim)
+        m_sim->step();
+}
+
+void ClusterSession::setSpeed(double k) {
+    std::lock_guard lock(m_mutex);
+    m_speed = k;
+    if (m_sim)
+        m_sim->setSpeed(k);
+}
+
+void ClusterSession::stop() {
+    m_stopRequested = true;
+    std::lock_guard lock(m_mutex);
+    if (m_sim)
+        m_sim->requestStop();
+}
+
+void ClusterSession::submit(const engine::SimCommand &command) {
+    std::lock_guard lock(m_mutex);
+    if (m_sim)
+        m_sim->submit(command);
+    else
+        m_early.push_back(command);
+}
+
+void ClusterSession::drain() {
+    std::shared_ptr<engine::Simulation> sim;
+    {
+        std::lock_guard lock(m_mutex);
+        sim = m_sim;
+    }
+    if (sim && m_state == State::Loading)
+        setState(m_paused ? State::Paused : State::Running);
+    const auto items = m_queue.drain();
+    if (!items.empty())
+        Q_EMIT eventsBatch(QVector<engine::SimEvent>(items.begin(), items.end()));
+    if (sim) {
+        auto snapshot = sim->routing();
+        if (!m_routing || snapshot->revision != m_routing->revision) {
+            m_routing = snapshot;
+            Q_EMIT routingChanged(snapshot);
+        }
+    }
+    if (m_done) {
+        m_drainTimer.stop();
+        joinWorker();
+        const auto rest = m_queue.drain();
+        if (!rest.empty())
+            Q_EMIT eventsBatch(QVector<engine::SimEvent>(rest.begin(), rest.end()));
+        std::string error, summary;
+        {
+            std::lock_guard lock(m_mutex);
+            error = m_error;
+            summary = m_summary;
+            m_sim.reset();
+        }
+        if (!error.empty()) {
+            setState(State::Failed);
+            Q_EMIT failed(QString::fromStdString(error));
+        } else {
+            setState(State::Finished);
+            Q_EMIT finished(QString::fromStdString(summary));
+        }
+    }
+}
+
+void ClusterSession::joinWorker() {
+    if (m_worker.joinable())
+        m_worker.join();
+}
+
+} // namespace synaptic::ui

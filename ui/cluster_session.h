@@ -1,0 +1,100 @@
+#pragma once
+
+#include "core/engine/events/bounded_queue.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_command.h"
+#include "core/engine/sim/sim_events.h"
+#include "core/engine/sim/sim_result.h"
+#include "core/engine/synapse/routing_table.h"
+
+#include <QObject>
+#include <QTimer>
+#include <QVector>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+Q_DECLARE_METATYPE(synaptic::engine::SimEvent)
+Q_DECLARE_METATYPE(synaptic::engine::SimCommand)
+Q_DECLARE_METATYPE(std::shared_ptr<const synaptic::engine::RoutingSnapshot>)
+
+namespace synaptic::engine {
+class Simulation;
+}
+
+namespace synaptic::ui {
+
+// Runs one simulated cluster (engine::Simulation) on its own thread and
+// hands its events to the GUI thread in batches: the engine pushes copies
+// into a bounded queue that drops the oldest rather than block; a 40 ms
+// single-shot timer on the GUI thread drains it under one lock and emits one
+// eventsBatch(), plus routingChanged() when the table's revision moved
+// (DESIGN.md §4). Commands go the other way through Simulation::submit().
+// GUI thread only, except where noted.
+class ClusterSession : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Idle, Loading, Running, Paused, Finished, Failed };
+    Q_ENUM(State)
+
+    explicit ClusterSession(QObject *parent = nullptr);
+    ~ClusterSession() override;
+
+    // What start() runs. stepsPerEdge 0 with virtualSeconds 0 trains until stopped.
+    void setConfig(const engine::ClusterConfig &config) { m_config = config; }
+    const engine::ClusterConfig &config() const { return m_config; }
+    void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
+    State state() const { return m_state; }
+    // The latest routing table the GUI has seen (null before the first).
+    std::shared_ptr<const engine::RoutingSnapshot> routing() const { return m_routing; }
+
+    static constexpr int kCoalesceMs = 40;
+    static constexpr std::size_t kQueueCapacity = 200000;
+
+public Q_SLOTS:
+    void start();
+    void pause();
+    void resume();
+    void singleStep();
+    void setSpeed(double k); // virtual seconds per wall second; 0 = as fast as possible
+    void stop();
+    // Applied by the engine at its next step boundary; the outcome comes
+    // back as a CommandEvent.
+    void submit(const synaptic::engine::SimCommand &command);
+
+Q_SIGNALS:
+    void stateChanged(synaptic::ui::ClusterSession::State state);
+    void eventsBatch(const QVector<synaptic::engine::SimEvent> &events);
+    void routingChanged(std::shared_ptr<const synaptic::engine::RoutingSnapshot> snapshot);
+    void finished(const QString &summary);
+    void failed(const QString &message);
+
+private:
+    void setState(State state);
+    void drain();
+    void joinWorker();
+
+    engine::ClusterConfig m_config;
+    std::uint64_t m_stepsPerEdge = 0;
+    double m_virtualSeconds = 0;
+    State m_state = State::Idle;
+    engine::BoundedQueue<engine::SimEvent> m_queue{kQueueCapacity};
+    std::shared_ptr<const engine::RoutingSnapshot> m_routing;
+    QTimer m_drainTimer;
+    std::thread m_worker;
+
+    // Shared with the engine thread.
+    std::mutex m_mutex;
+    std::shared_ptr<engine::Simulation> m_sim; // guarded by m_mutex; null until loaded
+    std::atomic<bool> m_stopRequested{false};
+    std::atomic<bool> m_done{false};
+    std::string m_error;                       // guarded by m_mutex
+    std::string m_summary;                     // guarded by m_mutex
+    std::vector<engine::SimCommand> m_early;   // guarded by m_mutex: submitted before the engine was up
+    double m_speed = 0;                        // guarded by m_mutex
+    bool m_paused = false;                     // guarded by m_mutex
+};
+
+} // namespace synaptic::ui

@@ -1,0 +1,133 @@
+#include "routing_table_model.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QLocale>
+
+#include <algorithm>
+
+namespace synaptic::ui {
+
+RoutingTableModel::RoutingTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void RoutingTableModel::setNames(const QStringList &edgeNames, const QStringList &regionNames) {
+    m_edgeNames = edgeNames;
+    m_regionNames = regionNames;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, Owners), index(rowCount() - 1, Owners));
+}
+
+void RoutingTableModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot) {
+    if (!snapshot)
+        return;
+    const auto old = m_snapshot;
+    if (!old || old->rows.size() != snapshot->rows.size()) {
+        beginResetModel();
+        m_snapshot = std::move(snapshot);
+        endResetModel();
+        return;
+    }
+    m_snapshot = std::move(snapshot);
+    // One dataChanged per run of consecutive changed rows.
+    const int n = int(m_snapshot->rows.size());
+    for (int r = 0; r < n;) {
+        if (m_snapshot->rows[std::size_t(r)] == old->rows[std::size_t(r)]) {
+            ++r;
+            continue;
+        }
+        int end = r;
+        while (end + 1 < n && m_snapshot->rows[std::size_t(end + 1)] != old->rows[std::size_t(end + 1)])
+            ++end;
+        Q_EMIT dataChanged(index(r, 0), index(end, ColumnCount - 1));
+        r = end + 1;
+    }
+}
+
+void RoutingTableModel::setDriftThreshold(double threshold) {
+    m_driftThreshold = threshold;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
+}
+
+int RoutingTableModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() || !m_snapshot ? 0 : int(m_snapshot->rows.size());
+}
+
+int RoutingTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant RoutingTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char *names[] = {"shard", "layer", "rows", "parameters", "owner per region", "owner version",
+                                  "center version", "min cached", "version lag", "drift", "last sync (s)"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+QVariant RoutingTableModel::data(const QModelIndex &index, int role) const {
+    if (!index.isValid() || !m_snapshot || index.row() >= rowCount() || index.column() >= ColumnCount)
+        return {};
+    const engine::ShardRoute &row = *m_snapshot->rows[std::size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole: return display(row, index.column());
+    case SortRole: return sortKey(row, index.column());
+    case Qt::TextAlignmentRole:
+        return index.column() == Layer || index.column() == Owners ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::BackgroundRole:
+        if (row.parameterDrift > m_driftThreshold)
+            return QBrush(QColor(214, 96, 77, 90)); // translucent: readable on dark and light themes
+        return {};
+    case Qt::ToolTipRole:
+        if (row.parameterDrift > m_driftThreshold)
+            return tr("drift %1 is above the threshold %2").arg(row.parameterDrift, 0, 'f', 3).arg(m_driftThreshold);
+        return {};
+    default: return {};
+    }
+}
+
+QVariant RoutingTableModel::display(const engine::ShardRoute &row, int column) const {
+    switch (column) {
+    case Shard: return row.shard.id;
+    case Layer: return QString::fromStdString(row.shard.layer);
+    case Rows: return QStringLiteral("%1–%2").arg(row.shard.rowBegin).arg(row.shard.rowEnd - 1);
+    case Parameters: return QLocale().toString(qlonglong(row.shard.parameters));
+    case Owners: {
+        QStringList owners;
+        for (std::size_t r = 0; r < row.owner.size(); ++r) {
+            const int e = row.owner[r];
+            owners << (e >= 0 && e < m_edgeNames.size() ? m_edgeNames[e] : QString::number(e));
+        }
+        return owners.join(QStringLiteral(", "));
+    }
+    case OwnerVersion:
+    case CenterVersion:
+    case MinCached:
+    case VersionLag: return sortKey(row, column);
+    case Drift: return QString::number(row.parameterDrift, 'f', 4);
+    case LastSync: {
+        const double last = row.lastSync.empty() ? 0 : *std::max_element(row.lastSync.begin(), row.lastSync.end());
+        return QString::number(last, 'f', 2);
+    }
+    default: return {};
+    }
+}
+
+QVariant RoutingTableModel::sortKey(const engine::ShardRoute &row, int column) const {
+    switch (column) {
+    case Shard: return row.shard.id;
+    case Layer: return QString::fromStdString(row.shard.layer);
+    case Rows: return qlonglong(row.shard.rowBegin);
+    case Parameters: return qlonglong(row.shard.parameters);
+    case Owners: return display(row, column);
+    case OwnerVersion:
+        return qulonglong(row.ownerVersion.empty() ? 0 : *std::max_element(row.ownerVersion.begin(), row.ownerVersion.end()));
+    case CenterVersion: return qulonglong(row.centerVersion);
+    case MinCached: return qulonglong(row.minCachedVersion());
+    case VersionLag: return qulonglong(row.versionLag(m_snapshot->regionOfEdge));
+    case Drift: return row.parameterDrift;
+    case LastSync: return row.lastSync.empty() ? 0.0 : *std::max_element(row.lastSync.begin(), row.lastSync.end());
+    default: return {};
+    }
+}
+
+} // namespace synaptic::ui

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "core/engine/synapse/routing_table.h"
+
+#include <QAbstractTableModel>
+#include <QStringList>
+
+#include <memory>
+
+namespace synaptic::ui {
+
+// The synapse routing table (DESIGN.md §1) as a table: one row per shard.
+// Fed whole snapshots; since the engine's table is copy-on-write per row, a
+// row whose pointer did not change did not change, so an update emits
+// dataChanged only for the rows that did (DESIGN.md §6). Display text is
+// formatted; Qt::UserRole holds the raw number for sorting (set it as the
+// proxy's sort role). GUI thread only.
+class RoutingTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Shard, Layer, Rows, Parameters, Owners, OwnerVersion, CenterVersion, MinCached, VersionLag, Drift,
+                  LastSync, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole;
+
+    explicit RoutingTableModel(QObject *parent = nullptr);
+
+    void setNames(const QStringList &edgeNames, const QStringList &regionNames);
+    void setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot);
+    // Rows whose parameter drift exceeds this are highlighted.
+    void setDriftThreshold(double threshold);
+    double driftThreshold() const { return m_driftThreshold; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    QVariant display(const engine::ShardRoute &row, int column) const;
+    QVariant sortKey(const engine::ShardRoute &row, int column) const;
+
+    std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
+    QStringList m_edgeNames;
+    QStringList m_regionNames;
+    double m_driftThreshold = 0.5;
+};
+
+} // namespace synaptic::ui

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "core/engine/sim/sim_command.h"
+#include "core/engine/synapse/routing_table.h"
+
+#include <QAbstractItemModel>
+#include <QSet>
+#include <QStringList>
+
+#include <memory>
+
+namespace synaptic::ui {
+
+// Which edge owns which shard, as a two-level tree: edges (in config order)
+// and under each the shards it owns in its region, sized by parameter count.
+// Shards drag onto another edge of the same region: the drop sends one
+// move-shard command per shard and changes nothing here: the tree changes
+// only when a routing snapshot shows the new owner (DESIGN.md §6). A drop
+// that cannot work (another region, a read-only or down edge, a move already
+// in flight) sends nothing and says why. GUI thread only.
+class ShardMapModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    static constexpr int ShardIdRole = Qt::UserRole;      // shard items: the shard id
+    static constexpr int ParametersRole = Qt::UserRole + 1; // shard items: parameter count; edges: total owned
+    static constexpr int EdgeModeRole = Qt::UserRole + 2;   // edge items: "training", "read_only", ...
+    static constexpr int InFlightRole = Qt::UserRole + 3;   // shard items: a move was sent, not yet reported
+    static inline const QString kMimeType = QStringLiteral("application/x-synaptic-shards");
+
+    explicit ShardMapModel(QObject *parent = nullptr);
+
+    void setTopology(const QStringList &edgeNames, const QVector<int> &regionOfEdge, const QStringList &regionNames);
+    void setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot);
+    void setEdgeMode(int edge, const QString &mode);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QStringList mimeTypes() const override;
+    QMimeData *mimeData(const QModelIndexList &indexes) const override;
+    Qt::DropActions supportedDropActions() const override { return Qt::MoveAction; }
+    Qt::DropActions supportedDragActions() const override { return Qt::MoveAction; }
+    bool canDropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
+                         const QModelIndex &parent) const override;
+    bool dropMimeData(const QMimeData *data, Qt::DropAction action, int row, int column,
+                      const QModelIndex &parent) override;
+
+    // Why a drop onto `parent` would be refused; empty when it would work.
+    QString refusal(const QMimeData *data, const QModelIndex &parent) const;
+    QModelIndex edgeIndex(int edge) const { return index(edge, 0); }
+
+Q_SIGNALS:
+    void moveRequested(const synaptic::engine::SimCommand &command);
+    void moveRefused(const QString &reason);
+
+private:
+    struct Dragged {
+        int shard;
+        int region;
+    };
+    QList<Dragged> decode(const QMimeData *data) const;
+    int targetEdge(const QModelIndex &parent) const;
+    QString shardLabel(int shard) const;
+
+    QStringList m_edgeNames;
+    QStringList m_regionNames;
+    QVector<int> m_regionOfEdge;
+    QVector<QString> m_edgeMode;
+    QVector<QVector<int>> m_owned; // per edge, shard ids in ascending order
+    std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
+    QSet<QPair<int, int>> m_inFlight; // (shard, region) moves sent, not yet seen in a snapshot
+};
+
+} // namespace synaptic::ui
