@@ -63,6 +63,7 @@ void ClusterSession::start() {
             o.stepsPerEdge = steps;
             o.virtualSeconds = seconds > 0 ? seconds : (steps == 0 ? 1e12 : 0);
             o.evaluateRegions = true;
+            o.evalEverySamples = kEvalEverySamples;
             o.queue = &m_queue;
             auto sim = std::make_shared<engine::Simulation>(config, train, trainSet.labels, test, o);
             {
@@ -150,6 +151,7 @@ void ClusterSession::drain() {
     if (!items.empty())
         Q_EMIT eventsBatch(QVector<engine::SimEvent>(items.begin(), items.end()));
     if (sim) {
+        Q_EMIT progress(sim->virtualNow(), sim->samplesNow());
         auto snapshot = sim->routing();
         if (!m_routing || snapshot->revision != m_routing->revision) {
             m_routing = snapshot;

@@ -2,6 +2,7 @@
 // window, connect it (DESIGN.md §2).
 #include "gui_options.h"
 
+#include "ui/control_plane_window.h"
 #include "ui/main_window.h"
 #include "synaptic_version.h"
 
@@ -11,6 +12,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 int main(int argc, char **argv) {
     QApplication app(argc, argv);
@@ -19,7 +21,8 @@ int main(int argc, char **argv) {
     QApplication::setApplicationVersion(SYNAPTIC_VERSION);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Synaptic control plane: trains the default model live and plots it.");
+    parser.setApplicationDescription("Synaptic control plane: runs a simulated edge cluster live (or, with --train, "
+                                     "trains one model and plots it).");
     parser.addHelpOption();
     parser.addVersionOption();
     synaptic::app::addGuiOptions(parser);
@@ -33,16 +36,26 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    synaptic::ui::MainWindow window(options.train);
-    window.show();
-    if (options.autostart)
-        QTimer::singleShot(0, &window, &synaptic::ui::MainWindow::startTraining);
+    std::unique_ptr<QMainWindow> window;
+    if (options.trainMode) {
+        auto *w = new synaptic::ui::MainWindow(options.train);
+        window.reset(w);
+        if (options.autostart)
+            QTimer::singleShot(0, w, &synaptic::ui::MainWindow::startTraining);
+    } else {
+        auto *w = new synaptic::ui::ControlPlaneWindow(options.cluster, options.clusterName);
+        w->setBudget(options.stepsPerEdge, 0);
+        window.reset(w);
+        if (options.autostart)
+            QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
+    }
+    window->show();
     if (!options.screenshotPath.isEmpty()) {
-        QTimer::singleShot(int(options.screenshotAfterSeconds * 1000), &window, [&] {
-            const bool ok = window.grab().save(options.screenshotPath);
+        QTimer::singleShot(int(options.screenshotAfterSeconds * 1000), window.get(), [&] {
+            const bool ok = window->grab().save(options.screenshotPath);
             std::fprintf(ok ? stdout : stderr, ok ? "screenshot saved to %s\n" : "cannot save screenshot to %s\n",
                          qPrintable(options.screenshotPath));
-            window.close();
+            window->close();
             QApplication::exit(ok ? 0 : 1);
         });
     }

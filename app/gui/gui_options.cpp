@@ -1,6 +1,10 @@
 #include "gui_options.h"
 
 #include <QCommandLineParser>
+#include <QFile>
+#include <QFileInfo>
+
+#include <algorithm>
 
 #include <limits>
 
@@ -8,7 +12,11 @@ namespace synaptic::app {
 
 void addGuiOptions(QCommandLineParser &p) {
     p.addOptions({
-        {"config", "Training config JSON (see README).", "FILE"},
+        {"config", "Cluster config JSON (default: the shipped 3 x 4 cluster); with --train, a training config.",
+         "FILE"},
+        {"strategy", "synaptic, param_server, allreduce, diloco or gossip (default: the config's).", "NAME"},
+        {"steps", "Training steps per edge before the cluster stops (default: until stopped).", "N"},
+        {"train", "Open the single-model training window instead of the control plane."},
         {"epochs", "Epochs to train (default 5).", "N"},
         {"subset", "Train on the first N samples only.", "N"},
         {"test-subset", "Evaluate on the first N test samples only.", "N"},
@@ -54,8 +62,46 @@ constexpr long long kMaxCount = 1'000'000'000;
 
 } // namespace
 
+namespace {
+engine::ClusterConfig clusterConfig(const QCommandLineParser &p, QString &name) {
+    if (p.isSet("config")) {
+        name = QFileInfo(p.value("config")).fileName();
+        return engine::loadClusterConfig(p.value("config").toStdString());
+    }
+    QFile shipped(":/default_cluster.json");
+    if (!shipped.open(QIODevice::ReadOnly))
+        throw engine::ConfigError("default_cluster.json", "missing from the application's resources");
+    name = "default_cluster.json";
+    return engine::parseClusterConfig(shipped.readAll().toStdString(), "default_cluster.json");
+}
+} // namespace
+
 GuiOptions readGuiOptions(const QCommandLineParser &p) {
     GuiOptions o;
+    o.trainMode = p.isSet("train");
+    o.autostart = !p.isSet("no-autostart");
+    o.screenshotPath = p.value("screenshot");
+    if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after", 0.0, 86400.0);
+    if (!o.trainMode) {
+        for (const char *flag : {"epochs", "subset", "test-subset", "batch", "lr", "eval-every"})
+            if (p.isSet(flag))
+                throw engine::ConfigError(std::string("--") + flag, "is a training flag: use it with --train");
+        o.cluster = clusterConfig(p, o.clusterName);
+        if (p.isSet("strategy")) {
+            const std::string s = p.value("strategy").toStdString();
+            if (std::find(engine::kStrategies.begin(), engine::kStrategies.end(), s) == engine::kStrategies.end())
+                throw engine::ConfigError("--strategy", "unknown strategy '" + s +
+                                                            "' (synaptic, param_server, allreduce, diloco, gossip)");
+            o.cluster.strategy = s;
+        }
+        if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
+        if (p.isSet("data")) o.cluster.dataDir = p.value("data").toStdString();
+        if (p.isSet("steps")) o.stepsPerEdge = std::uint64_t(number(p, "steps", 1, kMaxCount));
+        return o;
+    }
+    for (const char *flag : {"strategy", "steps"})
+        if (p.isSet(flag))
+            throw engine::ConfigError(std::string("--") + flag, "is a cluster flag: not with --train");
     // A live chart wants accuracy points more often than once per epoch.
     o.train.evalEverySteps = 200;
     if (p.isSet("config"))
@@ -70,9 +116,6 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     if (p.isSet("seed")) o.train.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
     if (p.isSet("data")) o.train.dataDir = p.value("data").toStdString();
     if (p.isSet("eval-every")) o.train.evalEverySteps = int(number(p, "eval-every", 0, kMaxCount));
-    o.autostart = !p.isSet("no-autostart");
-    o.screenshotPath = p.value("screenshot");
-    if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after", 0.0, 86400.0);
     engine::validate(o.train);
     return o;
 }

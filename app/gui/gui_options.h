@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/engine/sim/cluster_config.h"
 #include "core/engine/train_config.h"
 
 #include <QString>
@@ -9,6 +10,12 @@ class QCommandLineParser;
 namespace synaptic::app {
 
 struct GuiOptions {
+    // Default: the control plane on a simulated cluster. --train: the
+    // single-model training window of the first release.
+    bool trainMode = false;
+    engine::ClusterConfig cluster;
+    QString clusterName;            // file name shown in the title
+    std::uint64_t stepsPerEdge = 0; // 0: train until stopped
     engine::TrainConfig train;
     bool autostart = true;
     QString screenshotPath;
@@ -16,7 +23,7 @@ struct GuiOptions {
 };
 
 void addGuiOptions(QCommandLineParser &parser);
-// Throws engine::ConfigError naming the bad flag.
+// Throws engine::ConfigError naming the bad flag or config field.
 GuiOptions readGuiOptions(const QCommandLineParser &parser);
 
 } // namespace synaptic::app

@@ -59,7 +59,7 @@ QVariant RoutingTableModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char *names[] = {"shard", "layer", "rows", "parameters", "owner per region", "owner version",
-                                  "center version", "min cached", "version lag", "drift", "last sync (s)"};
+                                  "center version", "min cached", "version lag", "drift", "last update (s)"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

@@ -498,6 +498,8 @@ StrategyResult Simulation::run() {
                 continue;
         }
         impl.loop.step();
+        m_virtualNow.store(impl.loop.now(), std::memory_order_relaxed);
+        m_samplesNow.store(world.samplesTrained, std::memory_order_relaxed);
         if (world.stepBoundary) {
             {
                 std::lock_guard lock(m_control->mutex);

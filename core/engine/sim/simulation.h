@@ -64,6 +64,9 @@ public:
     void step();
     void setSpeed(double k);
     bool isHeld() const;
+    // Where the run is, for progress readouts on other threads.
+    double virtualNow() const { return m_virtualNow.load(std::memory_order_relaxed); }
+    std::uint64_t samplesNow() const { return m_samplesNow.load(std::memory_order_relaxed); }
     std::shared_ptr<const RoutingSnapshot> routing() const;
     const SimWorld &world() const { return *m_world; }
 
@@ -72,6 +75,8 @@ private:
     std::unique_ptr<Impl> m_impl;
     std::unique_ptr<SimWorld> m_world;
     std::atomic<bool> m_stop{false};
+    std::atomic<double> m_virtualNow{0};
+    std::atomic<std::uint64_t> m_samplesNow{0};
     struct Control;
     std::unique_ptr<Control> m_control;
 };

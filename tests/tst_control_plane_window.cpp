@@ -1,0 +1,63 @@
+// The control-plane window offscreen on a real config: its panels show the
+// config's edges and, once the engine runs, every shard, chart points and a
+// live event log; a refused drop says why in the status bar; the layout can
+// be reset.
+#include "core/engine/sim/cluster_config.h"
+#include "ui/charts/cluster_chart.h"
+#include "ui/control_plane_window.h"
+#include "ui/models/routing_table_model.h"
+#include "ui/models/shard_map_model.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QMimeData>
+#include <QStatusBar>
+#include <QStringListModel>
+#include <QTest>
+
+using namespace synaptic;
+using namespace synaptic::ui;
+
+class TestControlPlaneWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void opensOnAConfigAndShowsNodesAndShards() {
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                                      "/tiny_cluster.json");
+        ControlPlaneWindow window(config, "tiny_cluster.json");
+        window.setBudget(0, 3.0);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.windowTitle().contains("tiny_cluster.json"));
+        QCOMPARE(window.shardMap().rowCount(), 6);
+        QCOMPARE(window.shardMap().index(3, 0).data().toString().left(4), QString("us-0"));
+        QCOMPARE(window.findChildren<QDockWidget *>().size(), 3);
+
+        window.start();
+        QTRY_VERIFY_WITH_TIMEOUT(window.routingTable().rowCount() > 0, 30000);
+        int shards = 0;
+        for (int e = 0; e < 3; ++e)
+            shards += window.shardMap().rowCount(window.shardMap().edgeIndex(e));
+        QCOMPARE(shards, window.routingTable().rowCount()); // region eu owns every shard once
+        QTRY_VERIFY_WITH_TIMEOUT(window.chart().pointCount("accuracy global") >= 2, 60000);
+        QVERIFY(window.chart().seriesCount() >= 3);
+        QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("eu-0 is training"), 30000);
+
+        // A drop onto another region is refused in the status bar.
+        const QModelIndex chip = window.shardMap().index(0, 0, window.shardMap().edgeIndex(0));
+        std::unique_ptr<QMimeData> mime(window.shardMap().mimeData({chip}));
+        QVERIFY(!window.shardMap().dropMimeData(mime.get(), Qt::MoveAction, -1, 0, window.shardMap().edgeIndex(4)));
+        QVERIFY2(window.statusBar()->currentMessage().contains("only within a region"),
+                 qPrintable(window.statusBar()->currentMessage()));
+
+        auto *dock = window.findChildren<QDockWidget *>().first();
+        dock->hide();
+        window.resetLayout();
+        QVERIFY(dock->isVisible());
+        QVERIFY(!window.grab().isNull());
+        window.close();
+    }
+};
+
+QTEST_MAIN(TestControlPlaneWindow)
+#include "tst_control_plane_window.moc"
