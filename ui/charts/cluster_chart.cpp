@@ -84,6 +84,7 @@ void ClusterChart::flush() {
             c.dirty = false;
         }
     m_timeAxis->setRange(0, m_maxTime);
+    m_timeAxis->applyNiceNumbers(); // round ticks, not 0.35, 0.69, ...
     m_lossAxis->setRange(0, std::ceil(m_maxLoss * 10) / 10);
     m_accuracyAxis->setRange(std::max(0.0, std::floor(std::min(m_minAccuracy, 0.9) * 10) / 10), 1.0);
 }
