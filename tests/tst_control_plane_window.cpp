@@ -7,10 +7,12 @@
 #include "ui/control_plane_window.h"
 #include "ui/models/routing_table_model.h"
 #include "ui/models/shard_map_model.h"
+#include "ui/panels/control_panel.h"
 
 #include <QApplication>
 #include <QDockWidget>
 #include <QMimeData>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QStringListModel>
 #include <QTest>
@@ -25,13 +27,14 @@ private Q_SLOTS:
         const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
                                                       "/tiny_cluster.json");
         ControlPlaneWindow window(config, "tiny_cluster.json");
-        window.setBudget(0, 3.0);
+        window.setBudget(0, 0); // until stopped
+        window.session().setEvalEverySamples(960); // 5 steps of this 6-edge cluster
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.windowTitle().contains("tiny_cluster.json"));
         QCOMPARE(window.shardMap().rowCount(), 6);
         QCOMPARE(window.shardMap().index(3, 0).data().toString().left(4), QString("us-0"));
-        QCOMPARE(window.findChildren<QDockWidget *>().size(), 3);
+        QCOMPARE(window.findChildren<QDockWidget *>().size(), 5);
 
         window.start();
         QTRY_VERIFY_WITH_TIMEOUT(window.routingTable().rowCount() > 0, 30000);
@@ -39,15 +42,27 @@ private Q_SLOTS:
         for (int e = 0; e < 3; ++e)
             shards += window.shardMap().rowCount(window.shardMap().edgeIndex(e));
         QCOMPARE(shards, window.routingTable().rowCount()); // region eu owns every shard once
+        // A threshold edit and a fault reach the engine and come back in the log and the map.
+        window.controls().windowBox()->setValue(2);
+        window.faults().select(0, 6, 1);
+        window.faults().trigger(engine::SimCommand::Kind::PartitionRegion);
+        QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("applied: set_aggregation_window 2"),
+                                 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("applied: partition_region region 1"),
+                                 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.shardMap().index(3, 0).data(ShardMapModel::EdgeModeRole).toString(),
+                                  QString("read_only"), 60000);
+        QCOMPARE(window.shardMap().index(0, 0).data(ShardMapModel::EdgeModeRole).toString(), QString("training"));
+
         QTRY_VERIFY_WITH_TIMEOUT(window.chart().pointCount("accuracy global") >= 2, 60000);
         QVERIFY(window.chart().seriesCount() >= 3);
         QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("eu-0 is training"), 30000);
 
-        // A drop onto another region is refused in the status bar.
+        // A drop onto an edge of the partitioned (read-only) region is refused in the status bar.
         const QModelIndex chip = window.shardMap().index(0, 0, window.shardMap().edgeIndex(0));
         std::unique_ptr<QMimeData> mime(window.shardMap().mimeData({chip}));
         QVERIFY(!window.shardMap().dropMimeData(mime.get(), Qt::MoveAction, -1, 0, window.shardMap().edgeIndex(4)));
-        QVERIFY2(window.statusBar()->currentMessage().contains("only within a region"),
+        QVERIFY2(window.statusBar()->currentMessage().contains("us-1 is read_only"),
                  qPrintable(window.statusBar()->currentMessage()));
 
         auto *dock = window.findChildren<QDockWidget *>().first();
@@ -55,6 +70,8 @@ private Q_SLOTS:
         window.resetLayout();
         QVERIFY(dock->isVisible());
         QVERIFY(!window.grab().isNull());
+        window.session().stop();
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().state() == ClusterSession::State::Finished, 30000);
         window.close();
     }
 };

@@ -50,7 +50,8 @@ void ClusterSession::start() {
     const engine::ClusterConfig config = m_config;
     const std::uint64_t steps = m_stepsPerEdge;
     const double seconds = m_virtualSeconds;
-    m_worker = std::thread([this, config, steps, seconds] {
+    const std::uint64_t evalEvery = m_evalEvery;
+    m_worker = std::thread([this, config, steps, seconds, evalEvery] {
         // Engine thread: load data, build the cluster, run. Nothing here
         // touches QObjects; the GUI learns everything through the queue.
         try {
@@ -63,7 +64,7 @@ void ClusterSession::start() {
             o.stepsPerEdge = steps;
             o.virtualSeconds = seconds > 0 ? seconds : (steps == 0 ? 1e12 : 0);
             o.evaluateRegions = true;
-            o.evalEverySamples = kEvalEverySamples;
+            o.evalEverySamples = evalEvery;
             o.queue = &m_queue;
             auto sim = std::make_shared<engine::Simulation>(config, train, trainSet.labels, test, o);
             {

@@ -46,6 +46,7 @@ public:
     void setConfig(const engine::ClusterConfig &config) { m_config = config; }
     const engine::ClusterConfig &config() const { return m_config; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
+    void setEvalEverySamples(std::uint64_t samples) { m_evalEvery = samples; }
     State state() const { return m_state; }
     // The latest routing table the GUI has seen (null before the first).
     std::shared_ptr<const engine::RoutingSnapshot> routing() const { return m_routing; }
@@ -83,6 +84,7 @@ private:
 
     engine::ClusterConfig m_config;
     std::uint64_t m_stepsPerEdge = 0;
+    std::uint64_t m_evalEvery = kEvalEverySamples;
     double m_virtualSeconds = 0;
     State m_state = State::Idle;
     engine::BoundedQueue<engine::SimEvent> m_queue{kQueueCapacity};

@@ -3,6 +3,7 @@
 #include "charts/cluster_chart.h"
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
+#include "panels/control_panel.h"
 #include "theme.h"
 
 #include <QAction>
@@ -21,6 +22,7 @@
 #include <QTableView>
 #include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 namespace synaptic::ui {
@@ -132,6 +134,22 @@ void ControlPlaneWindow::buildDocks() {
     routingDock->setWidget(withFilter(m_routingView, m_routingProxy, tr("filter: layer, owner, ...")));
     addDockWidget(Qt::BottomDockWidgetArea, routingDock);
 
+    QStringList nodes = m_edgeNames;
+    nodes << tr("center");
+    m_controls = new ControlPanel(m_config, nodes);
+    connect(m_controls, &ControlPanel::commandRequested, m_session, &ClusterSession::submit);
+    auto *controlDock = new QDockWidget(tr("Controls"), this);
+    controlDock->setObjectName("controlsDock");
+    controlDock->setWidget(m_controls);
+    addDockWidget(Qt::RightDockWidgetArea, controlDock);
+
+    m_faults = new FaultPanel(nodes, m_regionNames);
+    connect(m_faults, &FaultPanel::commandRequested, m_session, &ClusterSession::submit);
+    auto *faultDock = new QDockWidget(tr("Faults"), this);
+    faultDock->setObjectName("faultsDock");
+    faultDock->setWidget(m_faults);
+    addDockWidget(Qt::RightDockWidgetArea, faultDock);
+
     auto *logView = new QListView;
     logView->setModel(m_logProxy);
     logView->setUniformItemSizes(true);
@@ -163,6 +181,14 @@ void ControlPlaneWindow::buildMenus() {
     connect(speed, &QComboBox::currentIndexChanged, this,
             [this, speed](int i) { m_session->setSpeed(speed->itemData(i).toDouble()); });
     toolbar->addWidget(speed);
+
+    auto *edit = menuBar()->addMenu(tr("&Edit"));
+    auto *undo = m_controls->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    auto *redo = m_controls->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    edit->addAction(undo);
+    edit->addAction(redo);
 
     auto *view = menuBar()->addMenu(tr("&View"));
     for (auto *dock : findChildren<QDockWidget *>())

@@ -15,6 +15,8 @@ class QTreeView;
 namespace synaptic::ui {
 
 class ClusterChart;
+class ControlPanel;
+class FaultPanel;
 class RoutingTableModel;
 class ShardMapModel;
 
@@ -35,6 +37,8 @@ public:
     RoutingTableModel &routingTable() { return *m_routing; }
     ClusterChart &chart() { return *m_chart; }
     QStringListModel &eventLog() { return *m_log; }
+    ControlPanel &controls() { return *m_controls; }
+    FaultPanel &faults() { return *m_faults; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
 
 public Q_SLOTS:
@@ -65,6 +69,8 @@ private:
     QStringListModel *m_log;
     QSortFilterProxyModel *m_logProxy;
     QTreeView *m_shardView = nullptr;
+    ControlPanel *m_controls = nullptr;
+    FaultPanel *m_faults = nullptr;
     QTableView *m_routingView = nullptr;
     QLabel *m_progress;
     QByteArray m_defaultState;

@@ -1,0 +1,105 @@
+// Live controls: each edit is exactly one command with the right value;
+// undo sends the old value back and redo the new one; the link editor and
+// the fault buttons produce the commands their labels say.
+#include "core/engine/sim/cluster_config.h"
+#include "ui/panels/control_panel.h"
+
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace synaptic;
+using namespace synaptic::ui;
+using Kind = engine::SimCommand::Kind;
+
+Q_DECLARE_METATYPE(synaptic::engine::SimCommand)
+
+class TestControlPanel : public QObject {
+    Q_OBJECT
+    engine::ClusterConfig m_config;
+    QStringList m_nodes{"eu-0", "eu-1", "us-0", "us-1", "center"};
+
+    static engine::SimCommand at(const QSignalSpy &spy, int i) { return spy[i][0].value<engine::SimCommand>(); }
+
+private Q_SLOTS:
+    void initTestCase() {
+        qRegisterMetaType<engine::SimCommand>();
+        m_config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() +
+                                             "/default_cluster.json");
+    }
+
+    void editsAreUndoableCommands() {
+        ControlPanel panel(m_config, m_nodes);
+        QSignalSpy spy(&panel, &ControlPanel::commandRequested);
+        QCOMPARE(panel.windowBox()->value(), 1);
+        panel.windowBox()->setValue(4);
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(at(spy, 0).kind, Kind::SetAggregationWindow);
+        QCOMPARE(at(spy, 0).value, 4.0);
+        panel.leaseBox()->setValue(20);
+        QCOMPARE(spy.count(), 2);
+        QCOMPARE(at(spy, 1).kind, Kind::SetLeaseSeconds);
+        QCOMPARE(at(spy, 1).value, 20.0);
+
+        panel.undoStack()->undo(); // lease back to 10
+        QCOMPARE(spy.count(), 3);
+        QCOMPARE(at(spy, 2).kind, Kind::SetLeaseSeconds);
+        QCOMPARE(at(spy, 2).value, 10.0);
+        QCOMPARE(panel.leaseBox()->value(), 10.0);
+        panel.undoStack()->undo(); // window back to 1
+        QCOMPARE(at(spy, 3).kind, Kind::SetAggregationWindow);
+        QCOMPARE(at(spy, 3).value, 1.0);
+        QCOMPARE(panel.windowBox()->value(), 1);
+        QCOMPARE(spy.count(), 4); // moving the box back sent nothing extra
+        panel.undoStack()->redo();
+        QCOMPARE(spy.count(), 5);
+        QCOMPARE(at(spy, 4).value, 4.0);
+        QCOMPARE(panel.windowBox()->value(), 4);
+
+        panel.syncBox()->setValue(64);
+        QCOMPARE(at(spy, 5).kind, Kind::SetCenterSync);
+        QCOMPARE(at(spy, 5).value, 64.0);
+        QVERIFY(!panel.undoStack()->canRedo()); // a new edit ends the redo chain
+    }
+
+    void linkEditorSendsSetLink() {
+        ControlPanel panel(m_config, m_nodes);
+        QSignalSpy spy(&panel, &ControlPanel::commandRequested);
+        panel.setLinkEnds(1, 4);
+        panel.setLinkValues(120, 20, 0.05);
+        panel.applyLink();
+        QCOMPARE(spy.count(), 1);
+        const auto c = at(spy, 0);
+        QCOMPARE(c.kind, Kind::SetLink);
+        QCOMPARE(c.node, 1);
+        QCOMPARE(c.nodeB, -1); // the center
+        QCOMPARE(c.link.latencySeconds, 0.12);
+        QCOMPARE(c.link.bandwidthBitsPerSecond, 20e6);
+        QCOMPARE(c.link.lossRate, 0.05);
+    }
+
+    void faultButtonsSendTheirCommands_data() {
+        QTest::addColumn<int>("kind");
+        for (auto k : {Kind::KillNode, Kind::ReviveNode, Kind::PartitionLink, Kind::HealLink, Kind::PartitionRegion,
+                       Kind::HealRegion})
+            QTest::newRow(qPrintable(QString::fromStdString(engine::SimCommand{k}.describe()))) << int(k);
+    }
+    void faultButtonsSendTheirCommands() {
+        QFETCH(int, kind);
+        FaultPanel panel(m_nodes, {"eu", "us"});
+        QSignalSpy spy(&panel, &FaultPanel::commandRequested);
+        panel.select(2, 4, 1);
+        panel.trigger(Kind(kind));
+        QCOMPARE(spy.count(), 1);
+        const auto c = at(spy, 0);
+        QCOMPARE(int(c.kind), kind);
+        QCOMPARE(c.node, 2);
+        QCOMPARE(c.nodeB, -1);
+        QCOMPARE(c.region, 1);
+    }
+};
+
+QTEST_MAIN(TestControlPanel)
+#include "tst_control_panel.moc"

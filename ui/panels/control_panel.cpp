@@ -1,0 +1,211 @@
+#include "control_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+namespace synaptic::ui {
+
+namespace {
+
+using Kind = engine::SimCommand::Kind;
+
+engine::SimCommand knob(Kind kind, double value) {
+    engine::SimCommand c;
+    c.kind = kind;
+    c.value = value;
+    return c;
+}
+
+// One knob edit: redo sends the new value, undo the old one, and both put
+// the spin box where the value is without re-triggering an edit.
+template <typename Box>
+class KnobEdit : public QUndoCommand {
+public:
+    KnobEdit(Box *box, double before, double after, std::function<void(double)> send)
+        : m_box(box), m_before(before), m_after(after), m_send(std::move(send)) {
+        setText(QObject::tr("set %1 to %2").arg(box->objectName()).arg(after));
+    }
+    void redo() override { apply(m_after); }
+    void undo() override { apply(m_before); }
+
+private:
+    void apply(double v) {
+        {
+            const QSignalBlocker block(m_box);
+            m_box->setValue(v);
+        }
+        m_box->setProperty("committed", v);
+        m_send(v);
+    }
+    Box *m_box;
+    double m_before, m_after;
+    std::function<void(double)> m_send;
+};
+
+QDoubleSpinBox *seconds(double value, double min, double max) {
+    auto *b = new QDoubleSpinBox;
+    b->setRange(min, max);
+    b->setDecimals(2);
+    b->setSuffix(QObject::tr(" s"));
+    b->setValue(value);
+    return b;
+}
+
+} // namespace
+
+ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringList &nodeNames, QWidget *parent)
+    : QWidget(parent), m_undo(new QUndoStack(this)), m_window(new QSpinBox), m_sync(new QSpinBox),
+      m_lease(seconds(config.knobs.leaseSeconds, 0.1, 3600)),
+      m_heartbeat(seconds(config.knobs.heartbeatSeconds, 0.05, 3600)), m_from(new QComboBox), m_to(new QComboBox),
+      m_latency(new QDoubleSpinBox), m_bandwidth(new QDoubleSpinBox), m_loss(new QDoubleSpinBox),
+      m_nodes(int(nodeNames.size())) {
+    m_window->setObjectName("aggregation window");
+    m_window->setRange(1, 10000);
+    m_window->setSuffix(tr(" steps"));
+    m_window->setValue(config.knobs.aggregationWindowSteps);
+    m_sync->setObjectName("center sync");
+    m_sync->setRange(1, 100000);
+    m_sync->setSuffix(tr(" windows"));
+    m_sync->setValue(config.knobs.centerSyncWindows);
+    m_lease->setObjectName("lease");
+    m_heartbeat->setObjectName("heartbeat");
+
+    auto *knobs = new QGroupBox(tr("Thresholds (applied at the next step boundary)"));
+    auto *form = new QFormLayout(knobs);
+    form->addRow(tr("Aggregation window"), m_window);
+    form->addRow(tr("Center sync every"), m_sync);
+    form->addRow(tr("Lease timeout"), m_lease);
+    form->addRow(tr("Heartbeat interval"), m_heartbeat);
+    auto *confidence = new QDoubleSpinBox;
+    confidence->setEnabled(false);
+    confidence->setToolTip(tr("Early-exit confidence threshold: arrives with edge inference (issue 6)"));
+    form->addRow(tr("Exit confidence"), confidence);
+    bindKnob(m_window, [](double v) { return knob(Kind::SetAggregationWindow, v); });
+    bindKnob(m_sync, [](double v) { return knob(Kind::SetCenterSync, v); });
+    bindKnob(m_lease, [](double v) { return knob(Kind::SetLeaseSeconds, v); });
+    bindKnob(m_heartbeat, [](double v) { return knob(Kind::SetHeartbeatSeconds, v); });
+
+    auto *link = new QGroupBox(tr("Link"));
+    auto *linkForm = new QFormLayout(link);
+    m_from->addItems(nodeNames);
+    m_to->addItems(nodeNames);
+    m_to->setCurrentIndex(m_nodes - 1);
+    m_latency->setRange(0, 60000);
+    m_latency->setSuffix(tr(" ms"));
+    m_latency->setValue(config.edgeCenter.latencySeconds * 1e3);
+    m_bandwidth->setRange(0.001, 1e7);
+    m_bandwidth->setSuffix(tr(" Mb/s"));
+    m_bandwidth->setValue(config.edgeCenter.bandwidthBitsPerSecond / 1e6);
+    m_loss->setRange(0, 0.99);
+    m_loss->setSingleStep(0.01);
+    m_loss->setValue(config.edgeCenter.lossRate);
+    auto *ends = new QHBoxLayout;
+    ends->addWidget(m_from);
+    ends->addWidget(m_to);
+    linkForm->addRow(tr("Between"), ends);
+    linkForm->addRow(tr("Latency (one way)"), m_latency);
+    linkForm->addRow(tr("Bandwidth"), m_bandwidth);
+    linkForm->addRow(tr("Loss"), m_loss);
+    auto *apply = new QPushButton(tr("Apply to link"));
+    connect(apply, &QPushButton::clicked, this, &ControlPanel::applyLink);
+    linkForm->addRow(apply);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(knobs);
+    layout->addWidget(link);
+    layout->addStretch();
+}
+
+template <typename Box, typename Make>
+void ControlPanel::bindKnob(Box *box, Make make) {
+    box->setKeyboardTracking(false); // one edit per committed value, not per keystroke
+    box->setProperty("committed", box->value());
+    connect(box, qOverload<std::conditional_t<std::is_same_v<Box, QSpinBox>, int, double>>(&Box::valueChanged), this,
+            [this, box, make](auto value) {
+                const double before = box->property("committed").toDouble();
+                m_undo->push(new KnobEdit<Box>(box, before, double(value),
+                                               [this, make](double v) { Q_EMIT commandRequested(make(v)); }));
+            });
+}
+
+int ControlPanel::nodeArg(int index) const { return index == m_nodes - 1 ? -1 : index; }
+
+void ControlPanel::setLinkEnds(int from, int to) {
+    m_from->setCurrentIndex(from);
+    m_to->setCurrentIndex(to);
+}
+
+void ControlPanel::setLinkValues(double latencyMs, double bandwidthMbps, double loss) {
+    m_latency->setValue(latencyMs);
+    m_bandwidth->setValue(bandwidthMbps);
+    m_loss->setValue(loss);
+}
+
+void ControlPanel::applyLink() {
+    engine::SimCommand c;
+    c.kind = Kind::SetLink;
+    c.node = nodeArg(m_from->currentIndex());
+    c.nodeB = nodeArg(m_to->currentIndex());
+    c.link.latencySeconds = m_latency->value() / 1e3;
+    c.link.bandwidthBitsPerSecond = m_bandwidth->value() * 1e6;
+    c.link.lossRate = m_loss->value();
+    Q_EMIT commandRequested(c);
+}
+
+FaultPanel::FaultPanel(const QStringList &nodeNames, const QStringList &regionNames, QWidget *parent)
+    : QWidget(parent), m_node(new QComboBox), m_linkTo(new QComboBox), m_region(new QComboBox),
+      m_nodes(int(nodeNames.size())) {
+    m_node->addItems(nodeNames);
+    m_linkTo->addItems(nodeNames);
+    m_linkTo->setCurrentIndex(m_nodes - 1);
+    m_region->addItems(regionNames);
+    auto *form = new QFormLayout(this);
+    auto button = [this](const QString &text, Kind kind) {
+        auto *b = new QPushButton(text);
+        connect(b, &QPushButton::clicked, this, [this, kind] { trigger(kind); });
+        return b;
+    };
+    auto row = [](QWidget *a, QWidget *b, QWidget *c = nullptr) {
+        auto *w = new QWidget;
+        auto *l = new QHBoxLayout(w);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->addWidget(a);
+        l->addWidget(b);
+        if (c)
+            l->addWidget(c);
+        return w;
+    };
+    form->addRow(tr("Node"), row(m_node, button(tr("Kill"), Kind::KillNode), button(tr("Revive"), Kind::ReviveNode)));
+    form->addRow(tr("Link to"), row(m_linkTo, button(tr("Partition"), Kind::PartitionLink),
+                                    button(tr("Heal"), Kind::HealLink)));
+    form->addRow(tr("Region"), row(m_region, button(tr("Partition"), Kind::PartitionRegion),
+                                   button(tr("Heal"), Kind::HealRegion)));
+}
+
+int FaultPanel::nodeArg(int index) const { return index == m_nodes - 1 ? -1 : index; }
+
+void FaultPanel::select(int node, int linkTo, int region) {
+    m_node->setCurrentIndex(node);
+    m_linkTo->setCurrentIndex(linkTo);
+    m_region->setCurrentIndex(region);
+}
+
+void FaultPanel::trigger(Kind kind) {
+    engine::SimCommand c;
+    c.kind = kind;
+    c.node = nodeArg(m_node->currentIndex());
+    c.nodeB = nodeArg(m_linkTo->currentIndex());
+    c.region = m_region->currentIndex();
+    Q_EMIT commandRequested(c);
+}
+
+} // namespace synaptic::ui

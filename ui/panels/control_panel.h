@@ -1,0 +1,77 @@
+#pragma once
+
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_command.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
+class QUndoStack;
+
+namespace synaptic::ui {
+
+// Live thresholds (issue 4 §6): each edit becomes one command the engine
+// applies at its next step boundary, and is an undoable step (undo sends
+// the old value back). Also the link editor for a chosen pair of nodes.
+// GUI thread only.
+class ControlPanel : public QWidget {
+    Q_OBJECT
+public:
+    ControlPanel(const engine::ClusterConfig &config, const QStringList &nodeNames, QWidget *parent = nullptr);
+
+    QUndoStack *undoStack() const { return m_undo; }
+    QSpinBox *windowBox() const { return m_window; }
+    QSpinBox *syncBox() const { return m_sync; }
+    QDoubleSpinBox *leaseBox() const { return m_lease; }
+    QDoubleSpinBox *heartbeatBox() const { return m_heartbeat; }
+    // The link editor: nodes by index in nodeNames, where the last is the center.
+    void setLinkEnds(int from, int to);
+    void setLinkValues(double latencyMs, double bandwidthMbps, double loss);
+    void applyLink();
+
+Q_SIGNALS:
+    void commandRequested(const synaptic::engine::SimCommand &command);
+
+private:
+    // Wires a spin box to an undoable knob: `make` turns a value into the command.
+    template <typename Box, typename Make>
+    void bindKnob(Box *box, Make make);
+    int nodeArg(int index) const; // edge index, or -1 for the center
+
+    QUndoStack *m_undo;
+    QSpinBox *m_window;
+    QSpinBox *m_sync;
+    QDoubleSpinBox *m_lease;
+    QDoubleSpinBox *m_heartbeat;
+    QComboBox *m_from;
+    QComboBox *m_to;
+    QDoubleSpinBox *m_latency;
+    QDoubleSpinBox *m_bandwidth;
+    QDoubleSpinBox *m_loss;
+    int m_nodes = 0;
+};
+
+// Faults (issue 4 §7): kill or revive a node, partition or heal a link or a
+// whole region. Each button sends one command.
+class FaultPanel : public QWidget {
+    Q_OBJECT
+public:
+    FaultPanel(const QStringList &nodeNames, const QStringList &regionNames, QWidget *parent = nullptr);
+
+    void select(int node, int linkTo, int region);
+    void trigger(engine::SimCommand::Kind kind);
+
+Q_SIGNALS:
+    void commandRequested(const synaptic::engine::SimCommand &command);
+
+private:
+    int nodeArg(int index) const;
+    QComboBox *m_node;
+    QComboBox *m_linkTo;
+    QComboBox *m_region;
+    int m_nodes = 0;
+};
+
+} // namespace synaptic::ui
