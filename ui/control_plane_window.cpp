@@ -153,6 +153,8 @@ void ControlPlaneWindow::buildDocks() {
     auto *logView = new QListView;
     logView->setModel(m_logProxy);
     logView->setUniformItemSizes(true);
+    // Follow the newest events, as a log viewer does.
+    connect(m_logProxy, &QAbstractItemModel::rowsInserted, logView, &QListView::scrollToBottom);
     auto *logDock = new QDockWidget(tr("Event log"), this);
     logDock->setObjectName("eventLogDock");
     logDock->setWidget(withFilter(logView, m_logProxy, tr("filter events")));

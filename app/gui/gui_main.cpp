@@ -45,6 +45,8 @@ int main(int argc, char **argv) {
     } else {
         auto *w = new synaptic::ui::ControlPlaneWindow(options.cluster, options.clusterName);
         w->setBudget(options.stepsPerEdge, 0);
+        for (const auto &c : options.commands)
+            w->session().submit(c); // each waits for its virtual time
         window.reset(w);
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);

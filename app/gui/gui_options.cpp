@@ -17,6 +17,7 @@ void addGuiOptions(QCommandLineParser &p) {
         {"strategy", "synaptic, param_server, allreduce, diloco or gossip (default: the config's).", "NAME"},
         {"steps", "Training steps per edge before the cluster stops (default: until stopped).", "N"},
         {"train", "Open the single-model training window instead of the control plane."},
+        {"commands", "JSON list of timed commands to apply (see README), e.g. for scripted screenshots.", "FILE"},
         {"epochs", "Epochs to train (default 5).", "N"},
         {"subset", "Train on the first N samples only.", "N"},
         {"test-subset", "Evaluate on the first N test samples only.", "N"},
@@ -97,9 +98,15 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
         if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
         if (p.isSet("data")) o.cluster.dataDir = p.value("data").toStdString();
         if (p.isSet("steps")) o.stepsPerEdge = std::uint64_t(number(p, "steps", 1, kMaxCount));
+        if (p.isSet("commands")) {
+            QFile f(p.value("commands"));
+            if (!f.open(QIODevice::ReadOnly))
+                throw engine::ConfigError(p.value("commands").toStdString(), "cannot open commands file");
+            o.commands = engine::parseCommands(f.readAll().toStdString(), p.value("commands").toStdString(), o.cluster);
+        }
         return o;
     }
-    for (const char *flag : {"strategy", "steps"})
+    for (const char *flag : {"strategy", "steps", "commands"})
         if (p.isSet(flag))
             throw engine::ConfigError(std::string("--") + flag, "is a cluster flag: not with --train");
     // A live chart wants accuracy points more often than once per epoch.

@@ -1,6 +1,9 @@
 #pragma once
 
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_command.h"
+
+#include <vector>
 #include "core/engine/train_config.h"
 
 #include <QString>
@@ -16,6 +19,7 @@ struct GuiOptions {
     engine::ClusterConfig cluster;
     QString clusterName;            // file name shown in the title
     std::uint64_t stepsPerEdge = 0; // 0: train until stopped
+    std::vector<engine::SimCommand> commands; // --commands FILE: timed commands (scripted demos, screenshots)
     engine::TrainConfig train;
     bool autostart = true;
     QString screenshotPath;
