@@ -15,6 +15,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QStringListModel>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace synaptic;
@@ -72,6 +73,37 @@ private Q_SLOTS:
         QVERIFY(!window.grab().isNull());
         window.session().stop();
         QTRY_VERIFY_WITH_TIMEOUT(window.session().state() == ClusterSession::State::Finished, 30000);
+        window.close();
+    }
+
+    void layoutAboutAndShortcuts() {
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                                      "/tiny_cluster.json");
+        ControlPlaneWindow window(config, "tiny_cluster.json");
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTemporaryDir dir;
+        auto *dock = window.findChildren<QDockWidget *>().first();
+        QVERIFY(dock->isVisible());
+        dock->hide();
+        QCOMPARE(window.saveLayout(dir.filePath("hidden.layout")), QString());
+        window.resetLayout();
+        QVERIFY(dock->isVisible());
+        QCOMPARE(window.loadLayout(dir.filePath("hidden.layout")), QString());
+        QVERIFY(!dock->isVisible());
+        QVERIFY(window.loadLayout(dir.filePath("missing.layout")).contains("cannot open"));
+        QFile junk(dir.filePath("junk.layout"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("not a layout");
+        junk.close();
+        QVERIFY(window.loadLayout(dir.filePath("junk.layout")).contains("not a Synaptic layout"));
+
+        const QString about = window.aboutText();
+        QVERIFY2(about.contains(QString("Qt ") + qVersion()) && about.contains("LibTorch 1.") && about.contains("gRPC 1."),
+                 qPrintable(about));
+        const QString keys = window.shortcutsText();
+        QVERIFY2(keys.contains("Ctrl+Z") && keys.contains("Undo") && keys.contains("?") && keys.contains("Pause"),
+                 qPrintable(keys));
         window.close();
     }
 };

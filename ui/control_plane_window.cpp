@@ -6,7 +6,13 @@
 #include "panels/control_panel.h"
 #include "theme.h"
 
+#include "synaptic_version.h"
+
 #include <QAction>
+#include <QFile>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QSaveFile>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
@@ -197,6 +203,19 @@ void ControlPlaneWindow::buildMenus() {
         view->addAction(dock->toggleViewAction());
     view->addSeparator();
     view->addAction(tr("&Reset layout"), this, &ControlPlaneWindow::resetLayout);
+    view->addAction(tr("&Save layout..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), {}, tr("Layout (*.layout)"));
+        if (path.isEmpty())
+            return;
+        const QString error = saveLayout(path);
+        statusBar()->showMessage(error.isEmpty() ? tr("layout saved to %1").arg(path) : error, 6000);
+    });
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
+    });
+    help->addAction(tr("&About Synaptic"), this, [this] { QMessageBox::about(this, tr("About Synaptic"), aboutText()); });
+
     view->addAction(tr("&Dark theme"), this, [this] {
         applyTheme(Theme::Dark);
         m_chart->setChartTheme(QChart::ChartThemeDark);
@@ -208,6 +227,39 @@ void ControlPlaneWindow::buildMenus() {
 }
 
 void ControlPlaneWindow::resetLayout() { restoreState(m_defaultState); }
+
+QString ControlPlaneWindow::loadLayout(const QString &path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return tr("%1: cannot open layout file").arg(path);
+    if (!restoreState(f.readAll()))
+        return tr("%1: not a Synaptic layout (saved with View → Save layout)").arg(path);
+    return {};
+}
+
+QString ControlPlaneWindow::saveLayout(const QString &path) const {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(saveState()) < 0 || !f.commit())
+        return tr("%1: cannot write layout file").arg(path);
+    return {};
+}
+
+QString ControlPlaneWindow::aboutText() const {
+    return tr("Synaptic %1\nQt %2 (built with %3)\nLibTorch %4\ngRPC %5\n%6 build, %7")
+        .arg(SYNAPTIC_VERSION, qVersion(), QT_VERSION_STR, SYNAPTIC_TORCH_VERSION, SYNAPTIC_GRPC_VERSION,
+             SYNAPTIC_BUILD_TYPE, SYNAPTIC_COMPILER);
+}
+
+QString ControlPlaneWindow::shortcutsText() const {
+    QStringList lines;
+    for (const auto *menu : menuBar()->findChildren<QMenu *>())
+        for (const auto *a : menu->actions())
+            if (!a->shortcut().isEmpty())
+                lines << QStringLiteral("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText),
+                                                      a->text().remove('&'));
+    lines.removeDuplicates();
+    return lines.join('\n');
+}
 
 void ControlPlaneWindow::start() {
     m_chart->clear();

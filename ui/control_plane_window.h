@@ -41,6 +41,13 @@ public:
     FaultPanel &faults() { return *m_faults; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
 
+    // Restores a dock arrangement written by saveLayout(); returns why not
+    // (empty on success). The file holds QMainWindow::saveState() bytes.
+    QString loadLayout(const QString &path);
+    QString saveLayout(const QString &path) const;
+    QString aboutText() const;     // versions of Qt, LibTorch, gRPC and the build
+    QString shortcutsText() const; // every action with a shortcut, one per line
+
 public Q_SLOTS:
     void start();
     void resetLayout();

@@ -47,6 +47,13 @@ int main(int argc, char **argv) {
         w->setBudget(options.stepsPerEdge, 0);
         for (const auto &c : options.commands)
             w->session().submit(c); // each waits for its virtual time
+        if (!options.layoutPath.isEmpty()) {
+            const QString error = w->loadLayout(options.layoutPath);
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
+                return 2;
+            }
+        }
         window.reset(w);
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);

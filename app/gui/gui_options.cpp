@@ -17,6 +17,7 @@ void addGuiOptions(QCommandLineParser &p) {
         {"strategy", "synaptic, param_server, allreduce, diloco or gossip (default: the config's).", "NAME"},
         {"steps", "Training steps per edge before the cluster stops (default: until stopped).", "N"},
         {"train", "Open the single-model training window instead of the control plane."},
+        {"layout", "Dock arrangement saved with View > Save layout.", "FILE"},
         {"commands", "JSON list of timed commands to apply (see README), e.g. for scripted screenshots.", "FILE"},
         {"epochs", "Epochs to train (default 5).", "N"},
         {"subset", "Train on the first N samples only.", "N"},
@@ -98,6 +99,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
         if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
         if (p.isSet("data")) o.cluster.dataDir = p.value("data").toStdString();
         if (p.isSet("steps")) o.stepsPerEdge = std::uint64_t(number(p, "steps", 1, kMaxCount));
+        o.layoutPath = p.value("layout");
         if (p.isSet("commands")) {
             QFile f(p.value("commands"));
             if (!f.open(QIODevice::ReadOnly))
@@ -106,7 +108,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
         }
         return o;
     }
-    for (const char *flag : {"strategy", "steps", "commands"})
+    for (const char *flag : {"strategy", "steps", "commands", "layout"})
         if (p.isSet(flag))
             throw engine::ConfigError(std::string("--") + flag, "is a cluster flag: not with --train");
     // A live chart wants accuracy points more often than once per epoch.

@@ -20,6 +20,7 @@ struct GuiOptions {
     QString clusterName;            // file name shown in the title
     std::uint64_t stepsPerEdge = 0; // 0: train until stopped
     std::vector<engine::SimCommand> commands; // --commands FILE: timed commands (scripted demos, screenshots)
+    QString layoutPath;                       // --layout FILE: a saved dock arrangement
     engine::TrainConfig train;
     bool autostart = true;
     QString screenshotPath;
