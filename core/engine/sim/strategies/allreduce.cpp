@@ -130,31 +130,22 @@ public:
         m_world = &world;
         std::vector<std::unique_ptr<SimNode>> nodes;
         nodes.push_back(nullptr); // no center in this strategy
-        for (int e = 0; e < world.edgeCount(); ++e) {
-            auto edge = std::make_unique<RingEdge>(world, e);
-            m_edges.push_back(edge.get());
-            m_replicas.push_back(&edge->replica());
-            nodes.push_back(std::move(edge));
-        }
+        m_edges.create(world, nodes);
         return nodes;
     }
     void globalModel(FlatModel &into) override {
         // Every replica is identical after a step; edge 0 speaks for all.
-        into.setValues(m_replicas[0]->model().values());
-        into.setBuffers(m_replicas[0]->model().buffers());
+        into.setValues(m_edges.replicas[0]->model().values());
+        into.setBuffers(m_edges.replicas[0]->model().buffers());
     }
     bool finished() const override {
-        for (auto *e : m_edges)
-            if (!e->done() && m_world->alive[std::size_t(e->id())]) // a dead edge trains no more
-                return false;
-        return m_world->stepsPerEdge > 0;
+        return m_edges.allDone(*m_world);
     }
-    std::vector<Replica *> replicas() const override { return m_replicas; }
+    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
 
 private:
     SimWorld *m_world = nullptr;
-    std::vector<RingEdge *> m_edges;
-    std::vector<Replica *> m_replicas;
+    EdgeNodes<RingEdge> m_edges;
 };
 
 } // namespace

@@ -4,7 +4,11 @@
 
 #include <ATen/ATen.h>
 
+#include "core/engine/sim/sim_node.h"
+#include "core/engine/sim/sim_world.h"
+
 #include <cmath>
+#include <memory>
 #include <vector>
 
 namespace synaptic::engine {
@@ -20,5 +24,30 @@ at::Tensor meanBuffers(const Replicas &replicas) {
         sum = sum.defined() ? sum.add_(r->model().buffers()) : r->model().buffers();
     return sum.div_(double(replicas.size()));
 }
+
+// A strategy's edges: one node of type Edge per configured edge, appended
+// to `nodes` (node id = edge index + 1), with typed pointers kept for the
+// harness (models, replicas, done()).
+template <typename Edge>
+struct EdgeNodes {
+    std::vector<Edge *> edges;
+    std::vector<Replica *> replicas;
+
+    void create(SimWorld &world, std::vector<std::unique_ptr<SimNode>> &nodes) {
+        for (int e = 0; e < world.edgeCount(); ++e) {
+            auto edge = std::make_unique<Edge>(world, e);
+            edges.push_back(edge.get());
+            replicas.push_back(&edge->replica());
+            nodes.push_back(std::move(edge));
+        }
+    }
+    // Every edge still alive has used its step budget (a dead edge trains no more).
+    bool allDone(const SimWorld &world) const {
+        for (auto *e : edges)
+            if (!e->done() && world.alive[std::size_t(e->id())])
+                return false;
+        return world.stepsPerEdge > 0;
+    }
+};
 
 } // namespace synaptic::engine

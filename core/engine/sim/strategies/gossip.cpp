@@ -80,35 +80,26 @@ public:
         m_world = &world;
         std::vector<std::unique_ptr<SimNode>> nodes;
         nodes.push_back(nullptr); // no center
-        for (int e = 0; e < world.edgeCount(); ++e) {
-            auto edge = std::make_unique<GossipEdge>(world, e);
-            m_edges.push_back(edge.get());
-            m_replicas.push_back(&edge->replica());
-            nodes.push_back(std::move(edge));
-        }
+        m_edges.create(world, nodes);
         return nodes;
     }
     // Gossip has no global copy: the harness evaluates the edges' average
     // (what the edges converge to), computed here, not sent anywhere.
     void globalModel(FlatModel &into) override {
         at::Tensor sum;
-        for (auto *r : m_replicas)
+        for (auto *r : m_edges.replicas)
             sum = sum.defined() ? sum.add_(r->model().values()) : r->model().values();
-        into.setValues(sum.div_(double(m_replicas.size())));
-        into.setBuffers(meanBuffers(m_replicas));
+        into.setValues(sum.div_(double(m_edges.replicas.size())));
+        into.setBuffers(meanBuffers(m_edges.replicas));
     }
     bool finished() const override {
-        for (auto *e : m_edges)
-            if (!e->done() && m_world->alive[std::size_t(e->id())]) // a dead edge trains no more
-                return false;
-        return m_world->stepsPerEdge > 0;
+        return m_edges.allDone(*m_world);
     }
-    std::vector<Replica *> replicas() const override { return m_replicas; }
+    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
 
 private:
     SimWorld *m_world = nullptr;
-    std::vector<GossipEdge *> m_edges;
-    std::vector<Replica *> m_replicas;
+    EdgeNodes<GossipEdge> m_edges;
 };
 
 } // namespace

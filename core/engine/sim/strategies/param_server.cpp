@@ -135,12 +135,7 @@ public:
         auto center = std::make_unique<PsCenter>(world);
         m_center = center.get();
         nodes.push_back(std::move(center));
-        for (int e = 0; e < world.edgeCount(); ++e) {
-            auto edge = std::make_unique<PsEdge>(world, e);
-            m_edges.push_back(edge.get());
-            m_replicas.push_back(&edge->replica());
-            nodes.push_back(std::move(edge));
-        }
+        m_edges.create(world, nodes);
         return nodes;
     }
     void globalModel(FlatModel &into) override {
@@ -148,18 +143,14 @@ public:
         into.setBuffers(m_center->buffers());
     }
     bool finished() const override {
-        for (auto *e : m_edges)
-            if (!e->done() && m_world->alive[std::size_t(e->id())]) // a dead edge trains no more
-                return false;
-        return m_world->stepsPerEdge > 0 && m_center->idle();
+        return m_edges.allDone(*m_world) && m_center->idle();
     }
-    std::vector<Replica *> replicas() const override { return m_replicas; }
+    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
 
 private:
     SimWorld *m_world = nullptr;
     PsCenter *m_center = nullptr;
-    std::vector<PsEdge *> m_edges;
-    std::vector<Replica *> m_replicas;
+    EdgeNodes<PsEdge> m_edges;
 };
 
 } // namespace
