@@ -6,6 +6,7 @@
 
 #include "core/engine/sim/sim_node.h"
 #include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/strategy.h"
 
 #include <cmath>
 #include <memory>
@@ -48,6 +49,33 @@ struct EdgeNodes {
                 return false;
         return world.stepsPerEdge > 0;
     }
+};
+
+// A strategy whose global model lives at a center that answers every edge
+// (param_server, diloco): Center must offer values(), buffers() and idle().
+template <typename Center, typename Edge>
+class CenteredStrategy : public Strategy {
+public:
+    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
+        m_world = &world;
+        std::vector<std::unique_ptr<SimNode>> nodes;
+        auto center = std::make_unique<Center>(world);
+        m_center = center.get();
+        nodes.push_back(std::move(center));
+        m_edges.create(world, nodes);
+        return nodes;
+    }
+    void globalModel(FlatModel &into) override {
+        into.setValues(m_center->values());
+        into.setBuffers(m_center->buffers());
+    }
+    bool finished() const override { return m_edges.allDone(*m_world) && m_center->idle(); }
+    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
+
+private:
+    SimWorld *m_world = nullptr;
+    Center *m_center = nullptr;
+    EdgeNodes<Edge> m_edges;
 };
 
 } // namespace synaptic::engine

@@ -107,7 +107,7 @@ public:
             outerStep(out);
     }
 
-    at::Tensor global() const { return m_global; }
+    at::Tensor values() const { return m_global; }
     at::Tensor buffers() const { return m_buffers; }
     bool idle() const { return m_from.empty(); }
 
@@ -136,34 +136,10 @@ private:
     std::uint64_t m_round = 0;
 };
 
-class DiLoCoStrategy : public Strategy {
-public:
-    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
-        m_world = &world;
-        std::vector<std::unique_ptr<SimNode>> nodes;
-        auto center = std::make_unique<DiLoCoCenter>(world);
-        m_center = center.get();
-        nodes.push_back(std::move(center));
-        m_edges.create(world, nodes);
-        return nodes;
-    }
-    void globalModel(FlatModel &into) override {
-        into.setValues(m_center->global());
-        into.setBuffers(m_center->buffers());
-    }
-    bool finished() const override {
-        return m_edges.allDone(*m_world) && m_center->idle();
-    }
-    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
-
-private:
-    SimWorld *m_world = nullptr;
-    DiLoCoCenter *m_center = nullptr;
-    EdgeNodes<DiLoCoEdge> m_edges;
-};
-
 } // namespace
 
-std::unique_ptr<Strategy> makeDiLoCoStrategy() { return std::make_unique<DiLoCoStrategy>(); }
+std::unique_ptr<Strategy> makeDiLoCoStrategy() {
+    return std::make_unique<CenteredStrategy<DiLoCoCenter, DiLoCoEdge>>();
+}
 
 } // namespace synaptic::engine

@@ -127,34 +127,10 @@ private:
     std::uint64_t m_round = 0;
 };
 
-class ParamServerStrategy : public Strategy {
-public:
-    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
-        m_world = &world;
-        std::vector<std::unique_ptr<SimNode>> nodes;
-        auto center = std::make_unique<PsCenter>(world);
-        m_center = center.get();
-        nodes.push_back(std::move(center));
-        m_edges.create(world, nodes);
-        return nodes;
-    }
-    void globalModel(FlatModel &into) override {
-        into.setValues(m_center->values());
-        into.setBuffers(m_center->buffers());
-    }
-    bool finished() const override {
-        return m_edges.allDone(*m_world) && m_center->idle();
-    }
-    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
-
-private:
-    SimWorld *m_world = nullptr;
-    PsCenter *m_center = nullptr;
-    EdgeNodes<PsEdge> m_edges;
-};
-
 } // namespace
 
-std::unique_ptr<Strategy> makeParamServerStrategy() { return std::make_unique<ParamServerStrategy>(); }
+std::unique_ptr<Strategy> makeParamServerStrategy() {
+    return std::make_unique<CenteredStrategy<PsCenter, PsEdge>>();
+}
 
 } // namespace synaptic::engine
