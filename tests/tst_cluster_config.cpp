@@ -40,6 +40,7 @@ private Q_SLOTS:
         QCOMPARE(c.knobs.centerSyncWindows, 32);
         QCOMPARE(c.knobs.waitForValues, true);
         QCOMPARE(c.knobs.gossipSteps, 4);
+        QCOMPARE(c.knobs.confidenceThreshold, 0.85);
         QCOMPARE(c.edgeCenter.bandwidthBitsPerSecond, 100e6);
     }
 
@@ -75,6 +76,8 @@ private Q_SLOTS:
                                     << "links.inter_region.loss: must be >= 0 and <= 0.99";
         QTest::newRow("fractional window") << R"({"knobs": {"aggregation_window_steps": 2.5}, "regions": []})"
                                            << "knobs.aggregation_window_steps: must be an integer";
+        QTest::newRow("confidence above 1") << R"({"knobs": {"confidence_threshold": 1.2}, "regions": []})"
+                                            << "knobs.confidence_threshold: must be >= 0 and <= 1, got 1.2";
         QTest::newRow("heartbeat >= lease") << R"({"knobs": {"lease_seconds": 2, "heartbeat_seconds": 3}, "regions": []})"
                                             << "knobs.heartbeat_seconds: must be shorter than knobs.lease_seconds";
         QTest::newRow("bad outer optimizer") << R"({"knobs": {"outer_optimizer": "sgd"}, "regions": []})"

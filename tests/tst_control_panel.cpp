@@ -5,6 +5,7 @@
 #include "ui/panels/control_panel.h"
 
 #include <QDoubleSpinBox>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -62,6 +63,25 @@ private Q_SLOTS:
         QCOMPARE(at(spy, 5).kind, Kind::SetCenterSync);
         QCOMPARE(at(spy, 5).value, 64.0);
         QVERIFY(!panel.undoStack()->canRedo()); // a new edit ends the redo chain
+    }
+
+    void confidenceEditTargetsTheChosenEdges() {
+        ControlPanel panel(m_config, m_nodes);
+        QSignalSpy spy(&panel, &ControlPanel::commandRequested);
+        QCOMPARE(panel.confidenceBox()->value(), 0.85);
+        panel.confidenceBox()->setValue(0.9);
+        QCOMPARE(at(spy, 0).kind, Kind::SetConfidenceThreshold);
+        QCOMPARE(at(spy, 0).value, 0.9);
+        QCOMPARE(at(spy, 0).node, -1); // all edges
+        panel.confidenceTarget()->setCurrentIndex(3); // third edge
+        panel.confidenceBox()->setValue(0.6);
+        QCOMPARE(at(spy, 1).node, 2);
+        QCOMPARE(at(spy, 1).value, 0.6);
+        panel.confidenceTarget()->setCurrentIndex(0);
+        panel.undoStack()->undo(); // reverts the per-edge edit on that edge, not on all edges
+        QCOMPARE(spy.count(), 3);
+        QCOMPARE(at(spy, 2).node, 2);
+        QCOMPARE(at(spy, 2).value, 0.9);
     }
 
     void linkEditorSendsSetLink() {

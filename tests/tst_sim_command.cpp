@@ -31,9 +31,15 @@ private Q_SLOTS:
             {"command": "heal_link", "from": "eu-0", "to": "us-0"},
             {"command": "partition_region", "region": "eu"},
             {"command": "heal_region", "region": "eu"},
-            {"command": "set_aggregation_window", "ms": 50}
+            {"command": "set_aggregation_window", "ms": 50},
+            {"command": "set_confidence_threshold", "threshold": 0.9},
+            {"command": "set_confidence_threshold", "threshold": 0.7, "edge": "us-1"}
         ])", "cmds.json", m_config);
-        QCOMPARE(cmds.size(), std::size_t(13));
+        QCOMPARE(cmds.size(), std::size_t(15));
+        QCOMPARE(cmds[13].kind, Kind::SetConfidenceThreshold);
+        QCOMPARE(cmds[13].node, -1); // every edge
+        QCOMPARE(cmds[14].value, 0.7);
+        QCOMPARE(cmds[14].node, 4);
         QCOMPARE(cmds[12].kind, Kind::SetAggregationWindowMs);
         QCOMPARE(cmds[12].value, 50.0);
         QCOMPARE(cmds[0].kind, Kind::MoveShard);
@@ -71,6 +77,10 @@ private Q_SLOTS:
                                     << "[0].steps: must be between 1";
         QTest::newRow("link latency type") << R"([{"command": "set_link", "from": "eu-0", "to": "eu-1", "latency_ms": "x", "bandwidth_mbps": 1}])"
                                            << "[0].latency_ms: must be a number";
+        QTest::newRow("threshold range") << R"([{"command": "set_confidence_threshold", "threshold": 1.5}])"
+                                         << "[0].threshold: must be between 0";
+        QTest::newRow("threshold center") << R"([{"command": "set_confidence_threshold", "threshold": 0.5, "edge": "center"}])"
+                                          << "[0].edge: must name an edge";
         QTest::newRow("second element") << R"([{"command": "heal_region", "region": "eu"}, {"command": "kill"}])"
                                         << "[1].node: must be the name of the node";
     }

@@ -388,9 +388,16 @@ private Q_SLOTS:
         SimOptions o = steps(5);
         SimCommand shortLease{K::SetLeaseSeconds, 0, -1, -1, -1, -1, 0.1};
         SimCommand window{K::SetAggregationWindow, 0, -1, -1, -1, -1, 2};
-        o.commands = {shortLease, window, SimCommand{K::MoveShard, 0, 999, 0, 1}};
+        SimCommand threshold{K::SetConfidenceThreshold, 0, -1, -1, 2, -1, 0.9};
+        SimCommand noEdge{K::SetConfidenceThreshold, 0, -1, -1, 99, -1, 0.9};
+        o.commands = {shortLease, window, SimCommand{K::MoveShard, 0, 999, 0, 1}, threshold, noEdge};
         const auto cmds = eventsOf<CommandEvent>(run(m_tiny, o).events);
-        QCOMPARE(cmds.size(), std::size_t(3));
+        QCOMPARE(cmds.size(), std::size_t(5));
+        QVERIFY(cmds[3].applied);
+        QCOMPARE(cmds[3].command, std::string("set_confidence_threshold 0.9 edge 2"));
+        QCOMPARE(cmds[3].issued.node, 2); // views read the structured command, not the text
+        QVERIFY(!cmds[4].applied);
+        QCOMPARE(cmds[4].detail, std::string("no such edge"));
         QVERIFY(!cmds[0].applied);
         QVERIFY(QString::fromStdString(cmds[0].detail).contains("longer than the heartbeat"));
         QVERIFY(cmds[1].applied);

@@ -65,7 +65,8 @@ QDoubleSpinBox *seconds(double value, double min, double max) {
 ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringList &nodeNames, QWidget *parent)
     : QWidget(parent), m_undo(new QUndoStack(this)), m_window(new QSpinBox), m_sync(new QSpinBox),
       m_lease(seconds(config.knobs.leaseSeconds, 0.1, 3600)),
-      m_heartbeat(seconds(config.knobs.heartbeatSeconds, 0.05, 3600)), m_from(new QComboBox), m_to(new QComboBox),
+      m_heartbeat(seconds(config.knobs.heartbeatSeconds, 0.05, 3600)), m_confidence(new QDoubleSpinBox),
+      m_confidenceFor(new QComboBox), m_from(new QComboBox), m_to(new QComboBox),
       m_latency(new QDoubleSpinBox), m_bandwidth(new QDoubleSpinBox), m_loss(new QDoubleSpinBox),
       m_nodes(int(nodeNames.size())) {
     m_window->setObjectName("aggregation window");
@@ -85,14 +86,27 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
     form->addRow(tr("Center sync every"), m_sync);
     form->addRow(tr("Lease timeout"), m_lease);
     form->addRow(tr("Heartbeat interval"), m_heartbeat);
-    auto *confidence = new QDoubleSpinBox;
-    confidence->setEnabled(false);
-    confidence->setToolTip(tr("Early-exit confidence threshold: arrives with edge inference (issue 6)"));
-    form->addRow(tr("Exit confidence"), confidence);
+    m_confidence->setObjectName("confidence threshold");
+    m_confidence->setRange(0, 1);
+    m_confidence->setSingleStep(0.01);
+    m_confidence->setValue(config.knobs.confidenceThreshold);
+    m_confidence->setToolTip(tr("Early exit: an edge answers a request itself when its exit head is at least this "
+                                "confident, and forwards the rest to the center"));
+    m_confidenceFor->addItem(tr("all edges"));
+    m_confidenceFor->addItems(nodeNames.mid(0, m_nodes - 1));
+    auto *confidenceRow = new QHBoxLayout;
+    confidenceRow->addWidget(m_confidence);
+    confidenceRow->addWidget(m_confidenceFor);
+    form->addRow(tr("Exit confidence"), confidenceRow);
     bindKnob(m_window, [](double v) { return knob(Kind::SetAggregationWindow, v); });
     bindKnob(m_sync, [](double v) { return knob(Kind::SetCenterSync, v); });
     bindKnob(m_lease, [](double v) { return knob(Kind::SetLeaseSeconds, v); });
     bindKnob(m_heartbeat, [](double v) { return knob(Kind::SetHeartbeatSeconds, v); });
+    bindKnob(m_confidence, [this](double v) {
+        auto c = knob(Kind::SetConfidenceThreshold, v);
+        c.node = m_confidenceFor->currentIndex() - 1; // 0 = all edges (-1)
+        return c;
+    });
 
     auto *link = new QGroupBox(tr("Link"));
     auto *linkForm = new QFormLayout(link);
@@ -132,8 +146,14 @@ void ControlPanel::bindKnob(Box *box, Make make) {
     connect(box, qOverload<std::conditional_t<std::is_same_v<Box, QSpinBox>, int, double>>(&Box::valueChanged), this,
             [this, box, make](auto value) {
                 const double before = box->property("committed").toDouble();
-                m_undo->push(new KnobEdit<Box>(box, before, double(value),
-                                               [this, make](double v) { Q_EMIT commandRequested(make(v)); }));
+                // The command's target (e.g. which edge) is fixed when the edit is
+                // made, so undo reverts the same target even if the choice changed since.
+                const engine::SimCommand target = make(double(value));
+                m_undo->push(new KnobEdit<Box>(box, before, double(value), [this, target](double v) {
+                    engine::SimCommand c = target;
+                    c.value = v;
+                    Q_EMIT commandRequested(c);
+                }));
             });
 }
 

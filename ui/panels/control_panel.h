@@ -26,6 +26,8 @@ public:
     QSpinBox *syncBox() const { return m_sync; }
     QDoubleSpinBox *leaseBox() const { return m_lease; }
     QDoubleSpinBox *heartbeatBox() const { return m_heartbeat; }
+    QDoubleSpinBox *confidenceBox() const { return m_confidence; }
+    QComboBox *confidenceTarget() const { return m_confidenceFor; } // 0 = all edges, then edges in order
     // The link editor: nodes by index in nodeNames, where the last is the center.
     void setLinkEnds(int from, int to);
     void setLinkValues(double latencyMs, double bandwidthMbps, double loss);
@@ -45,6 +47,8 @@ private:
     QSpinBox *m_sync;
     QDoubleSpinBox *m_lease;
     QDoubleSpinBox *m_heartbeat;
+    QDoubleSpinBox *m_confidence;
+    QComboBox *m_confidenceFor;
     QComboBox *m_from;
     QComboBox *m_to;
     QDoubleSpinBox *m_latency;

@@ -114,7 +114,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
                      {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "wait_for_values", "diloco_local_steps", "gossip_steps", "outer_optimizer",
-                      "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds"});
+                      "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds", "confidence_threshold"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
             n.aggregationWindowMs = k.number("aggregation_window_ms", n.aggregationWindowMs, 0, 3.6e6);
@@ -131,6 +131,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             n.outerMomentum = k.number("outer_momentum", n.outerMomentum, 0, 0.999);
             n.leaseSeconds = k.number("lease_seconds", n.leaseSeconds, 0, 86400, true);
             n.heartbeatSeconds = k.number("heartbeat_seconds", n.heartbeatSeconds, 0, 86400, true);
+            n.confidenceThreshold = k.number("confidence_threshold", n.confidenceThreshold, 0, 1);
             if (n.heartbeatSeconds >= n.leaseSeconds)
                 Reader::fail("knobs.heartbeat_seconds", "must be shorter than knobs.lease_seconds, or leases lapse "
                                                         "between heartbeats");

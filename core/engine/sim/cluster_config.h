@@ -34,6 +34,9 @@ struct StrategyKnobs {
     double outerMomentum = 0.9;
     double leaseSeconds = 10;
     double heartbeatSeconds = 2;
+    // Early exit (DESIGN.md §1): an edge answers a request itself when its exit
+    // head's confidence is at least this; issue 6's serving path reads it.
+    double confidenceThreshold = 0.85;
 };
 
 struct ClusterConfig {

@@ -21,6 +21,7 @@ const std::map<std::string, Kind> kKinds{
     {"kill", Kind::KillNode},                  {"revive", Kind::ReviveNode},
     {"partition_link", Kind::PartitionLink},   {"heal_link", Kind::HealLink},
     {"partition_region", Kind::PartitionRegion}, {"heal_region", Kind::HealRegion},
+    {"set_confidence_threshold", Kind::SetConfidenceThreshold},
 };
 
 std::string kindName(Kind k) {
@@ -65,6 +66,11 @@ std::string SimCommand::describe() const {
     case Kind::PartitionRegion:
     case Kind::HealRegion:
         return s + " region " + std::to_string(region);
+    case Kind::SetConfidenceThreshold: {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " %g", value);
+        return s + buf + (this->node < 0 ? std::string(" all edges") : " " + nodeName(this->node));
+    }
     }
     return s;
 }
@@ -155,6 +161,14 @@ std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::st
             break;
         case Kind::PartitionRegion:
         case Kind::HealRegion: cmd.region = name("region", regionIndex, "region"); break;
+        case Kind::SetConfidenceThreshold:
+            cmd.value = number("threshold", 0, 1);
+            if (c.contains("edge")) {
+                cmd.node = name("edge", edgeIndex, "edge");
+                if (cmd.node < 0)
+                    fail("edge", "must name an edge; leave it out to set every edge");
+            }
+            break;
         }
         out.push_back(cmd);
     }

@@ -27,6 +27,7 @@ struct SimCommand {
         HealLink,             // node, nodeB
         PartitionRegion,      // region: every link out of the region goes down
         HealRegion,           // region
+        SetConfidenceThreshold, // value in [0, 1]; node = edge for a per-edge override, -1 = every edge
     };
     Kind kind = Kind::SetAggregationWindow;
     double at = 0;
@@ -46,7 +47,8 @@ struct ClusterConfig;
 //   [{"at": 2.5, "command": "move_shard", "shard": 3, "region": "eu", "to": "eu-2"},
 //    {"at": 3, "command": "set_aggregation_window", "ms": 50},
 //    {"at": 4, "command": "partition_region", "region": "ap"},
-//    {"at": 6, "command": "set_link", "from": "eu-0", "to": "center", "latency_ms": 80}]
+//    {"at": 6, "command": "set_link", "from": "eu-0", "to": "center", "latency_ms": 80},
+//    {"at": 7, "command": "set_confidence_threshold", "threshold": 0.9, "edge": "eu-1"}]
 // Names are resolved against `config`; errors are ConfigErrors naming
 // `source`, the element and the field.
 std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::string &source,

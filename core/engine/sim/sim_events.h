@@ -1,5 +1,7 @@
 #pragma once
 
+#include "sim_command.h"
+
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -58,6 +60,7 @@ struct CommandEvent {
     std::string command;       // the command as text
     bool applied = false;
     std::string detail;        // why it was refused, or what it did
+    SimCommand issued;         // the command itself, for views that show its effect (not part of the text)
 };
 
 using SimEvent = std::variant<MetricEvent, RoutingEvent, LinkBytesEvent, DriftEvent, ConsistencyEvent, LeaseEvent,

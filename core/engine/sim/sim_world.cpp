@@ -1,5 +1,7 @@
 #include "sim_world.h"
 
+#include <cmath>
+
 #include "core/engine/synapse/model_layout.h"
 
 #include <torch/utils.h>
@@ -43,6 +45,11 @@ double SimWorld::trainStepSeconds(int edge) const {
     return computeSeconds(nodeOfEdge(edge), trainFlopsPerSample * config.batchSize);
 }
 
+double SimWorld::confidenceThreshold(int edge) const {
+    const double own = confidenceOverride.at(std::size_t(edge));
+    return std::isnan(own) ? config.knobs.confidenceThreshold : own;
+}
+
 double windowSeconds(const SimWorld &world, int edge) {
     const auto &k = world.config.knobs;
     return k.aggregationWindowMs > 0 ? k.aggregationWindowMs / 1e3
@@ -75,6 +82,7 @@ std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet
             w->regionOfEdge.push_back(int(r));
         }
     }
+    w->confidenceOverride.assign(w->regionOfEdge.size(), std::nan(""));
     // The initial model depends on the seed only, so every strategy of a
     // comparison starts from the same weights.
     torch::manual_seed(config.seed);

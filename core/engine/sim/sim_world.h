@@ -58,6 +58,7 @@ struct SimWorld {
     bool stepBoundary = false;           // an edge finished a step; the driver applies commands
     std::vector<bool> alive;             // per node, kept by the driver (kill / revive)
     ContributionLedger ledger;
+    std::vector<double> confidenceOverride; // per edge; NaN = the global knob (live-edited by commands)
 
     int edgeCount() const { return int(regionOfEdge.size()); }
     int regionCount() const { return int(edgesOfRegion.size()); }
@@ -68,6 +69,8 @@ struct SimWorld {
     // Virtual seconds a node needs for `flops` (compute model: FLOPs / speed).
     double computeSeconds(int node, double flops) const;
     double trainStepSeconds(int edge) const;
+    // The early-exit threshold an edge serves with: its override, else the knob.
+    double confidenceThreshold(int edge) const;
 
     std::unique_ptr<FlatModel> newModel() const; // at the initial values
     std::unique_ptr<Replica> newReplica(int edge) const;

@@ -198,6 +198,16 @@ struct Simulation::Impl {
                 return "lease must be longer than the heartbeat interval";
             k.leaseSeconds = c.value;
             return "";
+        case K::SetConfidenceThreshold:
+            if (c.node >= edges)
+                return "no such edge";
+            if (c.node < 0) {
+                k.confidenceThreshold = c.value;
+                std::fill(world.confidenceOverride.begin(), world.confidenceOverride.end(), std::nan(""));
+            } else {
+                world.confidenceOverride[std::size_t(c.node)] = c.value;
+            }
+            return "";
         case K::SetHeartbeatSeconds:
             if (c.value >= k.leaseSeconds)
                 return "heartbeat interval must be shorter than the lease";
@@ -272,7 +282,7 @@ struct Simulation::Impl {
                 continue;
             }
             const std::string refused = apply(c);
-            emit(CommandEvent{loop.now(), c.describe(), refused.empty(), refused});
+            emit(CommandEvent{loop.now(), c.describe(), refused.empty(), refused, c});
         }
         scheduled.swap(later);
     }
