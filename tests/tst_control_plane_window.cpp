@@ -3,7 +3,10 @@
 // live event log; a refused drop says why in the status bar; the layout can
 // be reset.
 #include "core/engine/sim/cluster_config.h"
-#include "ui/charts/cluster_chart.h"
+#include "ui/charts/chart_panel.h"
+#include "ui/charts/time_series_chart.h"
+#include "ui/dialogs/new_cluster_dialog.h"
+#include "ui/topology/topology_view.h"
 #include "ui/control_plane_window.h"
 #include "ui/models/routing_table_model.h"
 #include "ui/models/shard_map_model.h"
@@ -12,6 +15,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QMimeData>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QStringListModel>
@@ -35,7 +39,8 @@ private Q_SLOTS:
         QVERIFY(window.windowTitle().contains("tiny_cluster.json"));
         QCOMPARE(window.shardMap().rowCount(), 6);
         QCOMPARE(window.shardMap().index(3, 0).data().toString().left(4), QString("us-0"));
-        QCOMPARE(window.findChildren<QDockWidget *>().size(), 5);
+        QCOMPARE(window.findChildren<QDockWidget *>().size(), 9); // map, controls, faults, 4 charts, routing, log
+        QVERIFY(!window.topology().nodePosition(6).isNull()); // us-2 is drawn
 
         window.start();
         QTRY_VERIFY_WITH_TIMEOUT(window.routingTable().rowCount() > 0, 30000);
@@ -55,8 +60,13 @@ private Q_SLOTS:
                                   QString("read_only"), 60000);
         QCOMPARE(window.shardMap().index(0, 0).data(ShardMapModel::EdgeModeRole).toString(), QString("training"));
 
-        QTRY_VERIFY_WITH_TIMEOUT(window.chart().pointCount("accuracy global") >= 2, 60000);
-        QVERIFY(window.chart().seriesCount() >= 3);
+        QTRY_VERIFY_WITH_TIMEOUT(window.trainingChart().rawPointCount("acc global") >= 2, 60000);
+        QVERIFY(window.trainingChart().seriesNames().size() >= 3);
+        QTRY_VERIFY_WITH_TIMEOUT(window.bandwidthChart().rawPointCount("into center") >= 1, 60000);
+        // The partitioned region is drawn as such in the topology.
+        const QPen partitioned = window.topology().linkPen(4, 0);
+        QVERIFY(partitioned.style() != Qt::SolidLine);
+        QVERIFY(partitioned.color().red() > 2 * partitioned.color().blue());
         QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("eu-0 is training"), 30000);
 
         // A drop onto an edge of the partitioned (read-only) region is refused in the status bar.
@@ -66,7 +76,7 @@ private Q_SLOTS:
         QVERIFY2(window.statusBar()->currentMessage().contains("us-1 is read_only"),
                  qPrintable(window.statusBar()->currentMessage()));
 
-        auto *dock = window.findChildren<QDockWidget *>().first();
+        auto *dock = window.findChild<QDockWidget *>("shardMapDock");
         dock->hide();
         window.resetLayout();
         QVERIFY(dock->isVisible());
@@ -76,6 +86,62 @@ private Q_SLOTS:
         window.close();
     }
 
+    void selectingANodeFiltersTheOtherViews() {
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                                      "/tiny_cluster.json");
+        ControlPlaneWindow window(config, "tiny_cluster.json");
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // Feed a known routing table and log through the same path the engine uses.
+        engine::ShardPlan plan;
+        plan.totalParameters = 300;
+        for (int s = 0; s < 3; ++s)
+            plan.shards.push_back({s, "fc1", s * 10, s * 10 + 10, 100});
+        plan.owner = {{0, 1, 2}, {3, 4, 5}};
+        engine::RoutingTable table(plan, engine::PlanTopology{{3, 3}});
+        window.ingestRouting(table.snapshot());
+        window.ingest({engine::LeaseEvent{0.5, 1, "training", 1}, engine::LeaseEvent{0.5, 4, "read_only", 1}});
+        QCOMPARE(window.routingProxy().rowCount(), 3);
+        QCOMPARE(window.eventLogProxy().rowCount(), 2);
+
+        TopologyView &topo = window.topology();
+        topo.show();
+        QTest::mouseClick(topo.viewport(), Qt::LeftButton, {}, topo.mapFromScene(topo.nodePosition(2))); // eu-1
+        QCOMPARE(topo.selection().kind, TopologySelection::Edge);
+        QCOMPARE(topo.selection().index, 1);
+        QCOMPARE(window.routingProxy().rowCount(), 1); // the one shard eu-1 owns
+        QCOMPARE(window.eventLogProxy().rowCount(), 1);
+        QVERIFY(window.eventLogProxy().index(0, 0).data().toString().contains("eu-1 is training"));
+        QVERIFY(topo.toolTipFor(2).contains("owns 1 shards"));
+
+        window.focusOn(TopologySelection{}); // Esc
+        QCOMPARE(window.routingProxy().rowCount(), 3);
+        QCOMPARE(window.eventLogProxy().rowCount(), 2);
+        QCOMPARE(topo.selection().kind, TopologySelection::None);
+        window.close();
+    }
+
+    void openConfigAndNewCluster() {
+        QString error;
+        QVERIFY(!ControlPlaneWindow::openConfig("/nonexistent/cluster.json", &error));
+        QVERIFY2(error.contains("/nonexistent/cluster.json"), qPrintable(error));
+        std::unique_ptr<ControlPlaneWindow> w(ControlPlaneWindow::openConfig(
+            qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json", &error));
+        QVERIFY(w);
+        QCOMPARE(w->shardMap().rowCount(), 6);
+
+        const auto base = w->config();
+        const auto big = makeCluster(base, 8, 8, "gossip", 7);
+        QCOMPARE(big.edgeCount(), 64);
+        QCOMPARE(big.regions[7].edges[7].name, std::string("r7-7"));
+        QCOMPARE(big.strategy, std::string("gossip"));
+        QCOMPARE(big.seed, std::uint64_t(7));
+        QCOMPARE(big.knobs.leaseSeconds, base.knobs.leaseSeconds); // everything else from the base
+        ControlPlaneWindow bigWindow(big, "8 × 8");
+        QCOMPARE(bigWindow.shardMap().rowCount(), 64);
+        QVERIFY(!bigWindow.topology().nodePosition(64).isNull());
+    }
+
     void layoutAboutAndShortcuts() {
         const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
                                                       "/tiny_cluster.json");
@@ -83,7 +149,7 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTemporaryDir dir;
-        auto *dock = window.findChildren<QDockWidget *>().first();
+        auto *dock = window.findChild<QDockWidget *>("shardMapDock");
         QVERIFY(dock->isVisible());
         dock->hide();
         QCOMPARE(window.saveLayout(dir.filePath("hidden.layout")), QString());

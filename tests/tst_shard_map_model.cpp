@@ -8,6 +8,7 @@
 #include "ui/models/shard_map_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTest>
@@ -95,6 +96,22 @@ private Q_SLOTS:
             found |= shardUnder(1, r).data(ShardMapModel::ShardIdRole).toInt() == shard &&
                      !shardUnder(1, r).data(ShardMapModel::InFlightRole).toBool();
         QVERIFY(found);
+    }
+
+    void engineVerdictSetsAndClearsInFlight() {
+        const QModelIndex chip = shardUnder(0);
+        const int shard = chip.data(ShardMapModel::ShardIdRole).toInt();
+        QSignalSpy changed(m_model.get(), &QAbstractItemModel::dataChanged);
+        m_model->setMoveInFlight(shard, 0, 1, true); // accepted, e.g. from a commands file
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(shardUnder(0).data(ShardMapModel::InFlightRole).toBool());
+        QVERIFY(shardUnder(0).data().toString().endsWith("(moving to eu-1)"));
+        QVERIFY(shardUnder(0).data(Qt::FontRole).value<QFont>().italic());
+        m_model->setMoveInFlight(shard, 0, 1, false); // the engine refused it
+        QVERIFY(!shardUnder(0).data(ShardMapModel::InFlightRole).toBool());
+        QCOMPARE(changed.count(), 2);
+        m_model->setMoveInFlight(shard, 0, 1, false); // nothing in flight: no change signal
+        QCOMPARE(changed.count(), 2);
     }
 
     void refusedDropsSendNothing_data() {

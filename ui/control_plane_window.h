@@ -4,9 +4,14 @@
 
 #include "core/engine/sim/cluster_config.h"
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QMainWindow>
 
+#include <memory>
+
 class QLabel;
+class QLineEdit;
 class QSortFilterProxyModel;
 class QStringListModel;
 class QTableView;
@@ -14,17 +19,24 @@ class QTreeView;
 
 namespace synaptic::ui {
 
-class ClusterChart;
+class ChartFeeder;
+class ChartPanel;
 class ControlPanel;
 class FaultPanel;
 class RoutingTableModel;
 class ShardMapModel;
+class TimeSeriesChart;
+class TopologyView;
+struct TopologySelection;
 
-// The control plane (issue 4, first slice): a simulated cluster run live
-// with its accuracy/loss chart, the shard map (drag shards between edges of
-// a region to move them), the routing table and an event log, as dockable
-// panels whose arrangement persists. GUI thread only; the engine runs in
-// ClusterSession's thread.
+// The control plane (issue 4): a simulated cluster run live. The topology
+// graph is the central view; the shard map (drag shards between edges of a
+// region to move them), the routing table, the charts (training, drift and
+// lag, bandwidth, inference), the live controls, the fault panel and the
+// event log are dockable panels whose arrangement persists. Clicking a node
+// in the topology filters the other views to it. Every view is fed through
+// ingest(), from the live engine (ClusterSession) or, later, a replayed
+// recording. GUI thread only; the engine runs in ClusterSession's thread.
 class ControlPlaneWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -35,10 +47,17 @@ public:
     ClusterSession &session() { return *m_session; }
     ShardMapModel &shardMap() { return *m_shardMap; }
     RoutingTableModel &routingTable() { return *m_routing; }
-    ClusterChart &chart() { return *m_chart; }
+    QSortFilterProxyModel &routingProxy() { return *m_routingProxy; }
+    QSortFilterProxyModel &eventLogProxy() { return *m_logProxy; }
+    TimeSeriesChart &trainingChart() { return *m_trainingChart; }
+    TimeSeriesChart &driftChart() { return *m_driftChart; }
+    TimeSeriesChart &bandwidthChart() { return *m_bandwidthChart; }
+    ChartPanel &inferencePanel() { return *m_inferencePanel; }
+    TopologyView &topology() { return *m_topology; }
     QStringListModel &eventLog() { return *m_log; }
     ControlPanel &controls() { return *m_controls; }
     FaultPanel &faults() { return *m_faults; }
+    const engine::ClusterConfig &config() const { return m_config; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
 
     // Restores a dock arrangement written by saveLayout(); returns why not
@@ -48,42 +67,73 @@ public:
     QString aboutText() const;     // versions of Qt, LibTorch, gRPC and the build
     QString shortcutsText() const; // every action with a shortcut, one per line
 
+    // Opens `path` as a cluster config in a new window (File → Open config);
+    // returns the new window, or null with the reason in `error`.
+    static ControlPlaneWindow *openConfig(const QString &path, QString *error);
+
 public Q_SLOTS:
     void start();
     void resetLayout();
+    // One batch of engine events, in order, applied to every view; then the
+    // charts redraw once. Live runs and replays both come through here.
+    void ingest(const QVector<synaptic::engine::SimEvent> &batch);
+    void ingestRouting(std::shared_ptr<const synaptic::engine::RoutingSnapshot> snapshot);
+    // What clicking in the topology does: filters the other views to a node or region.
+    void focusOn(const synaptic::ui::TopologySelection &selection);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void buildCharts();
     void buildDocks();
     void buildMenus();
-    void onEvents(const QVector<engine::SimEvent> &batch);
+    void buildFileMenu();
+    void buildHelpAndViewMenus();
+    void applyCommandToTopology(const engine::CommandEvent &command);
+    void applyLinkBytes(const engine::LinkBytesEvent &bytes);
+    void updateNodeDetails();
     void onState(ClusterSession::State state);
     void updateProgress();
-    void log(double time, const QString &text);
+    void log(double time, const QString &text); // queued; flushLog() appends once per batch
+    void flushLog();
     QString edgeName(int edge) const;
+    void setThemeEverywhere(bool dark);
 
     engine::ClusterConfig m_config;
     QString m_configName;
     QStringList m_edgeNames;
     QStringList m_regionNames;
+    QVector<int> m_regionOfEdge;
     ClusterSession *m_session;
-    ClusterChart *m_chart;
     ShardMapModel *m_shardMap;
     RoutingTableModel *m_routing;
     QSortFilterProxyModel *m_routingProxy;
     QStringListModel *m_log;
     QSortFilterProxyModel *m_logProxy;
+    TopologyView *m_topology;
+    TimeSeriesChart *m_trainingChart = nullptr;
+    TimeSeriesChart *m_driftChart = nullptr;
+    TimeSeriesChart *m_bandwidthChart = nullptr;
+    ChartPanel *m_inferencePanel = nullptr;
+    QList<ChartPanel *> m_chartPanels;
+    std::unique_ptr<ChartFeeder> m_feeder;
     QTreeView *m_shardView = nullptr;
     ControlPanel *m_controls = nullptr;
     FaultPanel *m_faults = nullptr;
     QTableView *m_routingView = nullptr;
+    QLineEdit *m_routingFilter = nullptr;
+    QLineEdit *m_logFilter = nullptr;
     QLabel *m_progress;
     QByteArray m_defaultState;
+    QElapsedTimer m_wall;           // since start(): the charts' wall-time axis
     double m_virtualTime = 0;
     quint64 m_samples = 0;
     double m_globalAccuracy = 0;
+    double m_linkInterval = -1;     // end time of the link-counter interval shown in the topology
+    QHash<QPair<int, int>, double> m_linkRates; // directed (from, to) node ids → bytes/s in that interval
+    QHash<int, QString> m_edgeModes;
+    QStringList m_pendingLog;
 };
 
 } // namespace synaptic::ui

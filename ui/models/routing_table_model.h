@@ -26,6 +26,7 @@ public:
 
     void setNames(const QStringList &edgeNames, const QStringList &regionNames);
     void setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot);
+    const std::shared_ptr<const engine::RoutingSnapshot> &snapshot() const { return m_snapshot; }
     // Rows whose parameter drift exceeds this are highlighted.
     void setDriftThreshold(double threshold);
     double driftThreshold() const { return m_driftThreshold; }

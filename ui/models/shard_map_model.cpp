@@ -1,6 +1,8 @@
 #include "shard_map_model.h"
 
+#include <QColor>
 #include <QDataStream>
+#include <QFont>
 #include <QIODevice>
 #include <QLocale>
 #include <QMimeData>
@@ -74,6 +76,23 @@ void ShardMapModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> s
     }
 }
 
+void ShardMapModel::setMoveInFlight(int shard, int region, int targetEdge, bool inFlight) {
+    const QPair<int, int> key{shard, region};
+    if (inFlight)
+        m_inFlight.insert(key, targetEdge);
+    else if (!m_inFlight.remove(key))
+        return;
+    if (!m_snapshot || shard < 0 || std::size_t(shard) >= m_snapshot->rows.size())
+        return;
+    const auto &owners = m_snapshot->rows[std::size_t(shard)]->owner;
+    if (region < 0 || std::size_t(region) >= owners.size())
+        return;
+    const int from = owners[std::size_t(region)];
+    const int row = from >= 0 && from < m_owned.size() ? int(m_owned[from].indexOf(shard)) : -1;
+    if (row >= 0)
+        Q_EMIT dataChanged(index(row, 0, edgeIndex(from)), index(row, 0, edgeIndex(from)));
+}
+
 void ShardMapModel::setEdgeMode(int edge, const QString &mode) {
     if (edge < 0 || edge >= m_edgeMode.size() || m_edgeMode[edge] == mode)
         return;
@@ -136,9 +155,19 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
     if (!m_snapshot || e >= m_owned.size() || index.row() >= m_owned[e].size())
         return {};
     const int shard = m_owned[e][index.row()];
-    const bool inFlight = m_inFlight.contains({shard, m_regionOfEdge.value(e)});
+    const auto flight = m_inFlight.constFind({shard, m_regionOfEdge.value(e)});
+    const bool inFlight = flight != m_inFlight.cend();
     switch (role) {
-    case Qt::DisplayRole: return shardLabel(shard) + (inFlight ? tr(" (moving)") : QString());
+    case Qt::DisplayRole:
+        return shardLabel(shard) + (inFlight ? tr(" (moving to %1)").arg(m_edgeNames.value(*flight)) : QString());
+    case Qt::FontRole: {
+        if (!inFlight)
+            return {};
+        QFont f;
+        f.setItalic(true);
+        return f;
+    }
+    case Qt::ForegroundRole: return inFlight ? QVariant(QColor(0xf0, 0x9a, 0x30)) : QVariant();
     case ShardIdRole: return shard;
     case ParametersRole: return qlonglong(m_snapshot->rows[std::size_t(shard)]->shard.parameters);
     case InFlightRole: return inFlight;
@@ -240,7 +269,7 @@ bool ShardMapModel::dropMimeData(const QMimeData *data, Qt::DropAction action, i
     }
     const int edge = targetEdge(parent);
     for (const auto &d : decode(data)) {
-        m_inFlight.insert({d.shard, d.region});
+        m_inFlight.insert({d.shard, d.region}, edge);
         engine::SimCommand c;
         c.kind = engine::SimCommand::Kind::MoveShard;
         c.shard = d.shard;

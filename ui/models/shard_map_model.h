@@ -4,6 +4,7 @@
 #include "core/engine/synapse/routing_table.h"
 
 #include <QAbstractItemModel>
+#include <QHash>
 #include <QSet>
 #include <QStringList>
 
@@ -32,6 +33,10 @@ public:
     void setTopology(const QStringList &edgeNames, const QVector<int> &regionOfEdge, const QStringList &regionNames);
     void setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot);
     void setEdgeMode(int edge, const QString &mode);
+    // What the engine said about a move, whoever asked for it (a drop, a
+    // commands file, a replay): accepted → shown in flight until a snapshot
+    // shows the new owner; refused → no longer in flight.
+    void setMoveInFlight(int shard, int region, int targetEdge, bool inFlight);
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -71,7 +76,7 @@ private:
     QVector<QString> m_edgeMode;
     QVector<QVector<int>> m_owned; // per edge, shard ids in ascending order
     std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
-    QSet<QPair<int, int>> m_inFlight; // (shard, region) moves sent, not yet seen in a snapshot
+    QHash<QPair<int, int>, int> m_inFlight; // (shard, region) → target edge: moves sent, not yet seen in a snapshot
 };
 
 } // namespace synaptic::ui

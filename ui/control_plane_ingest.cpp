@@ -1,0 +1,199 @@
+// How engine events reach the control plane's views: one batch at a time,
+// live or replayed, each view updated once per batch (DESIGN.md §6).
+#include "control_plane_window.h"
+
+#include "charts/time_series_chart.h"
+#include "models/routing_table_model.h"
+#include "models/shard_map_model.h"
+#include "telemetry/chart_feeder.h"
+#include "topology/topology_view.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QStatusBar>
+#include <QStringListModel>
+#include <QTableView>
+#include <QTreeView>
+
+namespace synaptic::ui {
+
+namespace {
+constexpr int kMaxLogLines = 5000;
+constexpr int kCenterNode = 0; // engine node ids: 0 = center, edge e = e + 1
+} // namespace
+
+void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
+    const double wall = m_wall.isValid() ? m_wall.elapsed() / 1e3 : 0;
+    const double completeBefore = m_virtualTime; // read before this batch's events: see ChartFeeder::flush
+    for (const auto &e : batch) {
+        if (const auto *m = std::get_if<engine::MetricEvent>(&e)) {
+            if (m->scope == "global")
+                m_globalAccuracy = m->accuracy;
+            m_samples = std::max<quint64>(m_samples, m->samples);
+        } else if (const auto *l = std::get_if<engine::LeaseEvent>(&e)) {
+            const QString mode = QString::fromStdString(l->mode);
+            m_shardMap->setEdgeMode(l->edge, mode);
+            m_topology->setEdgeMode(l->edge, mode);
+            m_edgeModes.insert(l->edge, mode);
+            log(l->time, tr("%1 is %2 (lease epoch %3)").arg(edgeName(l->edge), mode).arg(l->epoch));
+        } else if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
+            if (c->applied)
+                applyCommandToTopology(*c);
+            if (c->issued.kind == engine::SimCommand::Kind::MoveShard)
+                m_shardMap->setMoveInFlight(c->issued.shard, c->issued.region, c->issued.node, c->applied);
+            log(c->time, (c->applied ? tr("applied: %1") : tr("refused: %1"))
+                             .arg(QString::fromStdString(c->command + (c->detail.empty() ? "" : " — " + c->detail))));
+        } else if (const auto *r = std::get_if<engine::RoutingEvent>(&e)) {
+            if (r->reason == "move")
+                log(r->time, tr("shard %1 now owned by %2 in %3").arg(r->shard).arg(edgeName(r->owner),
+                                                                                     m_regionNames.value(r->region)));
+        } else if (const auto *k = std::get_if<engine::ConsistencyEvent>(&e)) {
+            if (k->mismatches > 0)
+                log(k->time, tr("consistency: %1 of %2 copies differ from the global one").arg(k->mismatches)
+                                 .arg(k->checked));
+        } else if (const auto *b = std::get_if<engine::LinkBytesEvent>(&e)) {
+            applyLinkBytes(*b);
+        }
+        m_feeder->add(e, m_samples, wall);
+    }
+    m_feeder->flush(completeBefore);
+    flushLog();
+    updateProgress();
+}
+
+void ControlPlaneWindow::ingestRouting(std::shared_ptr<const engine::RoutingSnapshot> snapshot) {
+    const bool first = !m_routing->snapshot();
+    m_routing->setSnapshot(snapshot);
+    if (first) // size the columns once, on the first table; per update it would cost more than the refresh budget
+        m_routingView->resizeColumnsToContents();
+    m_shardMap->setSnapshot(snapshot);
+    updateNodeDetails();
+}
+
+// The topology shows what a fault did: partitioned links dashed, a dead center grey.
+void ControlPlaneWindow::applyCommandToTopology(const engine::CommandEvent &event) {
+    using K = engine::SimCommand::Kind;
+    const auto &c = event.issued;
+    auto node = [](int edgeOrCenter) { return edgeOrCenter < 0 ? kCenterNode : edgeOrCenter + 1; };
+    switch (c.kind) {
+    case K::PartitionLink:
+    case K::HealLink: m_topology->setLinkDown(node(c.node), node(c.nodeB), c.kind == K::PartitionLink); break;
+    case K::PartitionRegion:
+    case K::HealRegion: m_topology->setRegionPartitioned(c.region, c.kind == K::PartitionRegion); break;
+    case K::KillNode:
+    case K::ReviveNode:
+        if (c.node < 0)
+            m_topology->setCenterUp(c.kind == K::ReviveNode);
+        break; // an edge's state arrives as a lease event
+    default: break;
+    }
+}
+
+// Link counters arrive per interval; a link missing from a newer interval
+// carried nothing in it, so its drawn rate drops to zero.
+void ControlPlaneWindow::applyLinkBytes(const engine::LinkBytesEvent &b) {
+    if (b.time != m_linkInterval) {
+        for (auto it = m_linkRates.begin(); it != m_linkRates.end(); ++it)
+            if (it.value() > 0) {
+                it.value() = 0;
+                m_topology->setLinkRate(it.key().first, it.key().second, 0);
+            }
+        m_linkInterval = b.time;
+    }
+    const double rate = b.interval > 0 ? double(b.bytes) / b.interval : 0;
+    m_linkRates[{b.from, b.to}] = rate;
+    m_topology->setLinkRate(b.from, b.to, rate);
+}
+
+void ControlPlaneWindow::updateNodeDetails() {
+    const auto snapshot = m_routing->snapshot();
+    if (!snapshot)
+        return;
+    QVector<int> shards(m_edgeNames.size(), 0);
+    QVector<double> params(m_edgeNames.size(), 0);
+    double total = 0;
+    for (const auto &row : snapshot->rows) {
+        total += double(row->shard.parameters);
+        for (int owner : row->owner)
+            if (owner >= 0 && owner < shards.size()) {
+                ++shards[owner];
+                params[owner] += double(row->shard.parameters);
+            }
+    }
+    for (int e = 0; e < m_edgeNames.size(); ++e)
+        m_topology->setNodeDetails(e + 1, tr("owns %1 shards, %2 % of the parameters")
+                                              .arg(shards[e])
+                                              .arg(total > 0 ? 100.0 * params[e] / total : 0, 0, 'f', 1));
+    m_topology->setNodeDetails(kCenterNode, tr("global copy of %1 shards").arg(snapshot->rows.size()));
+}
+
+void ControlPlaneWindow::focusOn(const TopologySelection &selection) {
+    QString filter;
+    int edge = -1;
+    switch (selection.kind) {
+    case TopologySelection::Edge:
+        edge = selection.index;
+        filter = m_edgeNames.value(edge);
+        break;
+    case TopologySelection::Region: filter = m_regionNames.value(selection.index); break;
+    case TopologySelection::Center: filter = tr("center"); break;
+    case TopologySelection::None: break;
+    }
+    if (!(m_topology->selection() == selection))
+        m_topology->select(selection);
+    // Filters go through the visible filter boxes, so the operator sees and can clear them.
+    m_routingFilter->setText(selection.kind == TopologySelection::Center ? QString() : filter);
+    m_logFilter->setText(filter);
+    m_feeder->setFocusEdge(edge);
+    const QString region = edge >= 0 ? m_regionNames.value(m_regionOfEdge.value(edge))
+                           : selection.kind == TopologySelection::Region ? filter
+                                                                         : QString();
+    for (auto *chart : {m_trainingChart, m_driftChart})
+        chart->setHighlighted(region);
+    m_bandwidthChart->setHighlighted(edge >= 0 ? filter : region);
+    if (edge >= 0) {
+        m_shardView->setCurrentIndex(m_shardMap->edgeIndex(edge));
+        m_shardView->scrollTo(m_shardMap->edgeIndex(edge), QAbstractItemView::PositionAtTop);
+    }
+    statusBar()->showMessage(filter.isEmpty() ? tr("showing every node") : tr("showing %1").arg(filter), 4000);
+}
+
+QString ControlPlaneWindow::edgeName(int edge) const {
+    return edge < 0 ? tr("center") : m_edgeNames.value(edge, QString::number(edge));
+}
+
+void ControlPlaneWindow::log(double time, const QString &text) {
+    m_pendingLog << QStringLiteral("%1 s  %2").arg(time, 8, 'f', 3).arg(text);
+}
+
+// One insertion per batch: the filter proxy and the view re-sort once, not per line.
+void ControlPlaneWindow::flushLog() {
+    if (m_pendingLog.isEmpty())
+        return;
+    if (m_pendingLog.size() > kMaxLogLines)
+        m_pendingLog = m_pendingLog.mid(m_pendingLog.size() - kMaxLogLines);
+    const int overflow = m_log->rowCount() + int(m_pendingLog.size()) - kMaxLogLines;
+    if (overflow > 0)
+        m_log->removeRows(0, std::min(m_log->rowCount(), overflow + kMaxLogLines / 10));
+    const int first = m_log->rowCount();
+    m_log->insertRows(first, int(m_pendingLog.size()));
+    for (int i = 0; i < m_pendingLog.size(); ++i)
+        m_log->setData(m_log->index(first + i), m_pendingLog[i]);
+    m_pendingLog.clear();
+}
+
+void ControlPlaneWindow::updateProgress() {
+    m_progress->setText(tr("%1 · virtual %2 s · %3 samples · global accuracy %4")
+                            .arg(QString::fromStdString(m_config.strategy))
+                            .arg(m_virtualTime, 0, 'f', 2)
+                            .arg(QLocale().toString(m_samples))
+                            .arg(m_globalAccuracy, 0, 'f', 4));
+}
+
+void ControlPlaneWindow::onState(ClusterSession::State state) {
+    static const char *names[] = {"idle", "loading data", "running", "paused", "finished", "failed"};
+    statusBar()->showMessage(tr("cluster %1").arg(tr(names[int(state)])), 4000);
+}
+
+} // namespace synaptic::ui

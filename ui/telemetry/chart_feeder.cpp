@@ -1,0 +1,163 @@
+#include "chart_feeder.h"
+
+#include "ui/charts/time_series_chart.h"
+
+#include <cmath>
+#include <limits>
+
+namespace synaptic::ui {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kMB = 1e6;
+} // namespace
+
+ChartFeeder::ChartFeeder(TimeSeriesChart *training, TimeSeriesChart *drift, TimeSeriesChart *bandwidth)
+    : m_training(training), m_drift(drift), m_bandwidth(bandwidth) {
+    m_accuracyAxis = training->addValueAxis(QObject::tr("test accuracy (fraction)"), Qt::AlignLeft, kNaN, 1.0);
+    m_lossAxis = training->addValueAxis(QObject::tr("training loss (cross-entropy)"), Qt::AlignRight, 0.0);
+    m_lagAxis = drift->addValueAxis(QObject::tr("worst version lag (updates)"), Qt::AlignLeft, 0.0);
+    m_driftAxis = drift->addValueAxis(QObject::tr("worst parameter drift (relative L2)"), Qt::AlignRight, 0.0);
+    m_rateAxis = bandwidth->addValueAxis(QObject::tr("traffic (MB/s, virtual)"), Qt::AlignLeft, 0.0);
+}
+
+void ChartFeeder::setTopology(const QStringList &edgeNames, const QVector<int> &regionOfEdge,
+                              const QStringList &regionNames, int batchSize) {
+    m_edgeNames = edgeNames;
+    m_regionOfEdge = regionOfEdge;
+    m_regionNames = regionNames;
+    m_batchSize = std::max(1, batchSize);
+    m_lagNames.clear();
+    m_driftNames.clear();
+    for (const auto &region : regionNames) {
+        m_lagNames << QObject::tr("lag %1").arg(region);
+        m_driftNames << QObject::tr("drift %1").arg(region);
+        m_driftAxisOf.insert(m_lagNames.back(), m_lagAxis);
+        m_driftAxisOf.insert(m_driftNames.back(), m_driftAxis);
+    }
+}
+
+void ChartFeeder::setFocusEdge(int edge) { m_focusEdge = edge; }
+
+QString ChartFeeder::nodeName(int node, const QStringList &edgeNames) {
+    return node == 0 ? QObject::tr("center") : edgeNames.value(node - 1, QString::number(node));
+}
+
+int ChartFeeder::regionOfNode(int node) const { return node == 0 ? -1 : m_regionOfEdge.value(node - 1, -1); }
+
+// Steps per edge: what `--steps` counts, comparable across cluster sizes.
+double ChartFeeder::stepsOf(std::uint64_t samples) const {
+    const int edges = std::max<int>(1, int(m_edgeNames.size()));
+    return double(samples) / double(m_batchSize) / edges;
+}
+
+void ChartFeeder::add(const engine::SimEvent &event, std::uint64_t samples, double wallSeconds) {
+    if (const auto *m = std::get_if<engine::MetricEvent>(&event))
+        addMetric(*m, wallSeconds);
+    else if (const auto *d = std::get_if<engine::DriftEvent>(&event))
+        addDrift(*d, stepsOf(samples), wallSeconds);
+    else if (const auto *b = std::get_if<engine::LinkBytesEvent>(&event))
+        addBytes(*b, stepsOf(samples), wallSeconds);
+}
+
+void ChartFeeder::addMetric(const engine::MetricEvent &m, double wall) {
+    const QString scope = QString::fromStdString(m.scope);
+    if (scope.endsWith(QLatin1String(":full")))
+        return; // the final full-test-set figure is one point, shown in the status bar
+    const bool region = scope.startsWith(QLatin1String("region:"));
+    const QString who = region ? scope.mid(7) : QObject::tr("global");
+    SamplePoint p;
+    p.steps = stepsOf(m.samples);
+    p.virtualSeconds = m.time;
+    p.wallSeconds = wall;
+    if (std::isfinite(m.accuracy)) {
+        p.value = m.accuracy;
+        m_training->addPoint(QObject::tr("acc %1").arg(who), m_accuracyAxis, p);
+    }
+    if (region && std::isfinite(m.loss)) {
+        p.value = m.loss;
+        m_training->addPoint(QObject::tr("loss %1").arg(who), m_lossAxis, p, true);
+    }
+}
+
+void ChartFeeder::addDrift(const engine::DriftEvent &d, double steps, double wall) {
+    if (d.time != m_pendingDrift.time)
+        emitInstant(m_pendingDrift, m_drift, m_driftAxisOf);
+    m_pendingDrift.time = d.time;
+    m_pendingDrift.steps = steps;
+    m_pendingDrift.wall = wall;
+    if (d.region < 0 || d.region >= m_lagNames.size())
+        return;
+    const QString &lag = m_lagNames[d.region];
+    const QString &drift = m_driftNames[d.region];
+    auto &v = m_pendingDrift.values;
+    v[lag] = std::max(v.value(lag, 0.0), double(d.versionLag));
+    v[drift] = std::max(v.value(drift, 0.0), d.parameterDrift);
+}
+
+void ChartFeeder::addBytes(const engine::LinkBytesEvent &b, double steps, double wall) {
+    if (b.time != m_pendingBytes.time)
+        emitInstant(m_pendingBytes, m_bandwidth, m_rateAxisOf);
+    m_pendingBytes.time = b.time;
+    m_pendingBytes.steps = steps;
+    m_pendingBytes.wall = wall;
+    const double rate = b.interval > 0 ? double(b.bytes) / b.interval / kMB : 0;
+    auto &v = m_pendingBytes.values;
+    auto addTo = [&](const QString &series) {
+        m_rateAxisOf.insert(series, m_rateAxis);
+        v[series] = v.value(series, 0.0) + rate;
+    };
+    if (b.to == 0)
+        addTo(QObject::tr("into center"));
+    if (b.from == 0)
+        addTo(QObject::tr("out of center"));
+    // Wide-area traffic: anything that leaves a region (to the center or to another region).
+    const int rf = regionOfNode(b.from), rt = regionOfNode(b.to);
+    if (rf != rt) {
+        if (rf >= 0)
+            addTo(QObject::tr("WAN out of %1").arg(m_regionNames.value(rf)));
+        if (rt >= 0)
+            addTo(QObject::tr("WAN into %1").arg(m_regionNames.value(rt)));
+    }
+    const int focus = m_focusEdge + 1;
+    if (m_focusEdge >= 0 && (b.from == focus || b.to == focus)) {
+        const int peer = b.from == focus ? b.to : b.from;
+        addTo(QObject::tr("%1 ↔ %2").arg(nodeName(focus, m_edgeNames), nodeName(peer, m_edgeNames)));
+    }
+}
+
+void ChartFeeder::emitInstant(Instant &pending, TimeSeriesChart *chart, const QHash<QString, int> &axisOf) {
+    if (pending.time < 0)
+        return;
+    const bool dashed = chart == m_drift;
+    for (auto it = pending.values.cbegin(); it != pending.values.cend(); ++it) {
+        SamplePoint p;
+        p.steps = pending.steps;
+        p.virtualSeconds = pending.time;
+        p.wallSeconds = pending.wall;
+        p.value = it.value();
+        const int axis = axisOf.value(it.key());
+        chart->addPoint(it.key(), axis, p, dashed && axis == m_driftAxis);
+    }
+    pending = Instant{};
+}
+
+void ChartFeeder::flush(double completeBefore) {
+    if (m_pendingDrift.time < completeBefore)
+        emitInstant(m_pendingDrift, m_drift, m_driftAxisOf);
+    if (m_pendingBytes.time < completeBefore)
+        emitInstant(m_pendingBytes, m_bandwidth, m_rateAxisOf);
+    m_training->flush();
+    m_drift->flush();
+    m_bandwidth->flush();
+}
+
+void ChartFeeder::clear() {
+    m_pendingDrift = Instant{};
+    m_pendingBytes = Instant{};
+    m_training->clear();
+    m_drift->clear();
+    m_bandwidth->clear();
+}
+
+} // namespace synaptic::ui

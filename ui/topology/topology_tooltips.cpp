@@ -1,0 +1,48 @@
+#include "topology_tooltips.h"
+
+#include "topology_style.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace synaptic::ui {
+
+namespace {
+QString tr(const char *text, int n = -1) {
+    return QCoreApplication::translate("synaptic::ui::TopologyView", text, nullptr, n);
+}
+} // namespace
+
+QString nodeToolTip(const QString &name, const QString &regionName, const QString &state, bool partitioned,
+                    double inBytesPerSecond, double outBytesPerSecond, const QString &details) {
+    QStringList lines{name};
+    if (regionName.isEmpty()) {
+        lines << tr("state: %1").arg(state);
+    } else {
+        lines << tr("region: %1").arg(regionName) << tr("mode: %1").arg(state);
+        if (partitioned)
+            lines << tr("region partitioned");
+    }
+    lines << tr("in: %1, out: %2").arg(formatRate(inBytesPerSecond), formatRate(outBytesPerSecond));
+    if (!details.isEmpty())
+        lines << details;
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString linkToolTip(const QString &nameA, const QString &nameB, double aToB, double bToA, bool down) {
+    QStringList lines{tr("%1 ↔ %2: %3").arg(nameA, nameB, formatRate(aToB + bToA)),
+                      tr("%1 → %2: %3").arg(nameA, nameB, formatRate(aToB)),
+                      tr("%1 → %2: %3").arg(nameB, nameA, formatRate(bToA))};
+    if (down)
+        lines << tr("link down (partitioned)");
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString regionToolTip(const QString &name, int edges, bool partitioned) {
+    QStringList lines{name, tr("%n edge(s)", edges)};
+    if (partitioned)
+        lines << tr("partitioned: every link out of the region is down");
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace synaptic::ui
