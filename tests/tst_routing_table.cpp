@@ -109,14 +109,18 @@ private Q_SLOTS:
         std::atomic<long> checked{0};
         std::atomic<bool> torn{false};
         std::thread reader([&] {
-            while (!done) {
+            do {
                 const auto snap = table.snapshot();
                 for (const auto &row : snap->rows)
                     if (row->cachedVersion[0] > row->ownerVersion[0])
                         torn = true;
                 ++checked;
-            }
+            } while (!done);
         });
+        // Start writing only once the reader runs: on a loaded machine the
+        // writer could otherwise finish before the reader's first snapshot.
+        while (checked == 0)
+            std::this_thread::yield();
         for (std::uint64_t v = 1; v <= 2000; ++v) {
             table.setOwnerVersion(0, 0, v, double(v));
             table.setCachedVersion(0, 0, v);
