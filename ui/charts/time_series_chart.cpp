@@ -1,5 +1,7 @@
 #include "time_series_chart.h"
 
+#include <QElapsedTimer>
+
 #include <QKeyEvent>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -15,6 +17,8 @@
 namespace synaptic::ui {
 
 namespace {
+
+constexpr qsizetype kLightPointLimit = 1500;
 
 // Colour-blind-friendly Tableau 10; series take them in creation order so a
 // curve keeps its colour for the life of the chart.
@@ -109,10 +113,15 @@ void TimeSeriesChart::addPoint(const QString &series, int axisId, const SamplePo
     m_dataDirty = true;
 }
 
-void TimeSeriesChart::flush() {
+bool TimeSeriesChart::flush(double budgetMs) {
     m_flushQueued = false;
     if (!m_dataDirty && !m_viewDirty)
-        return; // the common idle case at 25 Hz
+        return true; // the common idle case at 25 Hz
+    // A dock behind another dock's tab is "visible" but has no visible region.
+    if (m_lazyWhenHidden && (!isVisible() || viewport()->visibleRegion().isEmpty()))
+        return false; // showEvent() or whoever reveals it (a dock's visibilityChanged) catches up
+    QElapsedTimer clock;
+    clock.start();
     if (!m_zoomed) {
         const QPair<double, double> range = followedRange();
         if (range != m_visible) {
@@ -125,12 +134,43 @@ void TimeSeriesChart::flush() {
         const NiceRange r = niceRange(m_visible.first, m_visible.second);
         setTicks(m_xAxis, m_visible.first, m_visible.second, r.step);
         m_columns = columns;
+        for (Series &s : m_series)
+            s.dirty = true; // every line is re-thinned for the new range
+        m_viewDirty = false;
     }
-    for (Series &s : m_series)
-        if (m_viewDirty || s.dirty)
-            rebuild(s, columns);
+    bool done = true;
+    const std::size_t n = m_series.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        Series &s = m_series[(m_nextRebuild + k) % n];
+        if (!s.dirty)
+            continue;
+        if (double(clock.nsecsElapsed()) / 1e6 >= budgetMs) {
+            m_nextRebuild = (m_nextRebuild + k) % n; // resume here next time
+            done = false;
+            break;
+        }
+        rebuild(s, columns);
+    }
     updateYAxes();
-    m_viewDirty = m_dataDirty = false;
+    // Wide lines cost several times as much to paint as one-pixel ones: keep
+    // them while the chart is light (see style()).
+    qsizetype drawn = 0;
+    for (const Series &s : m_series)
+        drawn += (s.raw ? s.raw->count() : 0) + (s.smooth && s.smooth->isVisible() ? s.smooth->count() : 0);
+    const bool heavy = drawn >= kLightPointLimit;
+    if (heavy != m_heavy) {
+        m_heavy = heavy;
+        for (Series &s : m_series)
+            style(s);
+    }
+    m_dataDirty = !done;
+    return done;
+}
+
+void TimeSeriesChart::showEvent(QShowEvent *event) {
+    QChartView::showEvent(event);
+    if (m_dataDirty || m_viewDirty)
+        flush();
 }
 
 QPair<double, double> TimeSeriesChart::followedRange() const {
@@ -156,7 +196,10 @@ void TimeSeriesChart::rebuild(Series &s, int columns) {
     const QVector<double> &x = xs(s);
     const auto [lo, hi] = m_visible;
     auto thinned = [&](const QVector<double> &y) {
-        const QVector<int> idx = thinIndices(x, y, lo, hi, columns);
+        // A bucket per four pixel columns keeping first/min/max/last still
+        // draws every peak; Qt Charts' cost (it strokes each line's outline on
+        // every update) and the paint grow with the points, not the pixels.
+        const QVector<int> idx = thinIndices(x, y, lo, hi, std::max(16, columns / 4));
         QList<QPointF> points;
         points.reserve(idx.size());
         for (int i : idx) {
@@ -207,7 +250,10 @@ void TimeSeriesChart::style(Series &s) {
     auto pen = [&](double width, double alpha) {
         QColor c = s.color;
         c.setAlphaF(float(alpha * (dim ? 0.2 : 1.0)));
-        QPen p(c, width);
+        // A heavy chart (thousands of points) draws one-pixel lines: Qt paints
+        // those with its cosmetic line rasteriser, several times faster than
+        // stroking wide lines joint by joint (bench/ui_refresh).
+        QPen p(c, m_heavy ? 1.0 : width);
         if (s.dashed)
             p.setStyle(Qt::DashLine);
         return p;
@@ -309,155 +355,7 @@ void TimeSeriesChart::onPlotAreaChanged() {
         return;
     m_viewDirty = true;
     m_flushQueued = true;
-    QMetaObject::invokeMethod(this, &TimeSeriesChart::flush, Qt::QueuedConnection);
-}
-
-// ---- Mouse and keyboard: everything ends in zoomX(), pan() or resetZoom(). ----
-
-double TimeSeriesChart::xAtViewPos(const QPointF &pos) const {
-    const QRectF plot = chart()->plotArea();
-    // QChartView keeps its scene the size of the viewport, so viewport and scene x agree.
-    const double f = std::clamp((pos.x() - plot.left()) / plot.width(), 0.0, 1.0);
-    return m_visible.first + f * (m_visible.second - m_visible.first);
-}
-
-void TimeSeriesChart::mousePressEvent(QMouseEvent *event) {
-    if (event->button() == Qt::MiddleButton || event->button() == Qt::RightButton) {
-        // QChartView would zoom out on a right click; here both buttons drag to pan.
-        m_panning = true;
-        m_panLast = event->pos();
-        setCursor(Qt::ClosedHandCursor);
-        event->accept();
-        return;
-    }
-    QChartView::mousePressEvent(event);
-}
-
-void TimeSeriesChart::mouseMoveEvent(QMouseEvent *event) {
-    if (m_panning) {
-        const double width = chart()->plotArea().width();
-        if (width > 0)
-            pan(-(event->pos().x() - m_panLast.x()) / width);
-        m_panLast = event->pos();
-        event->accept();
-        return;
-    }
-    QChartView::mouseMoveEvent(event);
-}
-
-void TimeSeriesChart::mouseReleaseEvent(QMouseEvent *event) {
-    if (m_panning) {
-        m_panning = false;
-        unsetCursor();
-        event->accept();
-        return;
-    }
-    // QChartView applies the rubber band to the axes itself; adopt its new x range
-    // as our zoom so thinning, following and the y axes agree with it.
-    const QPair<double, double> before{m_xAxis->min(), m_xAxis->max()};
-    QChartView::mouseReleaseEvent(event);
-    const QPair<double, double> after{m_xAxis->min(), m_xAxis->max()};
-    if (after != before) {
-        zoomX(after.first, after.second);
-        if (m_visible != after) // rejected (empty band): put the axis back
-            viewChanged();
-    }
-}
-
-void TimeSeriesChart::mouseDoubleClickEvent(QMouseEvent *event) {
-    resetZoom();
-    event->accept();
-}
-
-void TimeSeriesChart::wheelEvent(QWheelEvent *event) {
-    const double steps = event->angleDelta().y() / 120.0;
-    if (steps == 0)
-        return QChartView::wheelEvent(event);
-    // Zoom around the cursor, so the value under it stays put.
-    const double x = xAtViewPos(event->position());
-    const double factor = std::pow(0.8, steps);
-    zoomX(x - (x - m_visible.first) * factor, x + (m_visible.second - x) * factor);
-    event->accept();
-}
-
-void TimeSeriesChart::keyPressEvent(QKeyEvent *event) {
-    switch (event->key()) {
-    case Qt::Key_Left: pan(-0.1); break;
-    case Qt::Key_Right: pan(0.1); break;
-    case Qt::Key_Home: resetZoom(); break;
-    default: return QChartView::keyPressEvent(event);
-    }
-    event->accept();
-}
-
-// ---- Export ----
-
-namespace {
-
-// Writes through QSaveFile so a failed export never leaves half a file behind.
-template <typename Write>
-QString saveFile(const QString &path, QIODevice::OpenMode mode, Write write) {
-    QSaveFile file(path);
-    if (!file.open(mode))
-        return TimeSeriesChart::tr("Could not write %1: %2").arg(path, file.errorString());
-    if (!write(file))
-        return TimeSeriesChart::tr("Could not render %1").arg(path);
-    if (!file.commit())
-        return TimeSeriesChart::tr("Could not write %1: %2").arg(path, file.errorString());
-    return {};
-}
-
-QString csvField(const QString &text) {
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
-        !text.contains(QLatin1Char('\n')))
-        return text;
-    return QLatin1Char('"') + QString(text).replace(QLatin1String("\""), QLatin1String("\"\"")) +
-           QLatin1Char('"');
-}
-
-QString csvNumber(double v) {
-    return std::isfinite(v) ? QString::number(v, 'g', 15) : QString();
-}
-
-} // namespace
-
-QString TimeSeriesChart::exportPng(const QString &path) {
-    return saveFile(path, QIODevice::WriteOnly, [&](QSaveFile &f) { return grab().save(&f, "PNG"); });
-}
-
-QString TimeSeriesChart::exportSvg(const QString &path) {
-    return saveFile(path, QIODevice::WriteOnly, [&](QSaveFile &f) {
-        QSvgGenerator svg;
-        svg.setOutputDevice(&f);
-        svg.setSize(size());
-        svg.setViewBox(rect());
-        svg.setTitle(chart()->title());
-        QPainter painter;
-        if (!painter.begin(&svg))
-            return false;
-        // The scene, not a grab of the widget, so lines stay vectors.
-        render(&painter, QRectF(rect()), viewport()->rect());
-        return painter.end();
-    });
-}
-
-QString TimeSeriesChart::exportCsv(const QString &path) {
-    return saveFile(path, QIODevice::WriteOnly | QIODevice::Text, [&](QSaveFile &f) {
-        QTextStream out(&f);
-        out << "series,steps,virtual_s,wall_s,value,smoothed\n";
-        for (const Series &s : m_series) {
-            const QVector<double> &x = xs(s);
-            const auto first = std::lower_bound(x.cbegin(), x.cend(), m_visible.first) - x.cbegin();
-            const auto last = std::upper_bound(x.cbegin(), x.cend(), m_visible.second) - x.cbegin();
-            const QString name = csvField(s.name);
-            for (auto i = first; i < last; ++i)
-                out << name << ',' << csvNumber(s.x[0][i]) << ',' << csvNumber(s.x[1][i]) << ','
-                    << csvNumber(s.x[2][i]) << ',' << csvNumber(s.value[i]) << ','
-                    << csvNumber(s.smoothed[i]) << '\n';
-        }
-        out.flush();
-        return out.status() == QTextStream::Ok;
-    });
+    QMetaObject::invokeMethod(this, [this] { flush(); }, Qt::QueuedConnection);
 }
 
 QStringList TimeSeriesChart::seriesNames() const {

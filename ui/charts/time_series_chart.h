@@ -44,7 +44,14 @@ public:
     // Points of one series must arrive in ascending x (all three clocks).
     void addPoint(const QString &series, int axisId, const SamplePoint &p, bool dashed = false);
     // Pushes buffered points to Qt Charts; call once per GUI batch (e.g. 25 Hz).
-    void flush();
+    // With a budget, stops rebuilding series once that many milliseconds are
+    // spent and carries on with the rest (round robin) at the next flush, so a
+    // refresh never blows the frame budget however many series changed.
+    // Returns whether everything is drawn.
+    bool flush(double budgetMs = qInf());
+    // While hidden (a dock behind a tab) skip the Qt-side redraw and catch up
+    // when shown: off by default so tests see what flush() drew.
+    void setLazyWhenHidden(bool lazy) { m_lazyWhenHidden = lazy; }
     void clear();
 
     void setXAxisKind(XAxisKind kind); // relabels the x axis with its unit
@@ -84,6 +91,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void wheelEvent(QWheelEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     struct Axis {
@@ -131,6 +139,9 @@ private:
     bool m_viewDirty = true;
     bool m_dataDirty = false;
     bool m_flushQueued = false;
+    bool m_lazyWhenHidden = false;
+    bool m_heavy = false; // thousands of drawn points: no antialiasing, no dashes
+    std::size_t m_nextRebuild = 0; // round-robin start for budgeted flushes
     int m_columns = 0; // plot width the series were last thinned for
     bool m_panning = false;
     QPoint m_panLast;

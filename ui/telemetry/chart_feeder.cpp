@@ -2,6 +2,8 @@
 
 #include "ui/charts/time_series_chart.h"
 
+#include <QElapsedTimer>
+
 #include <cmath>
 #include <limits>
 
@@ -83,16 +85,17 @@ void ChartFeeder::addMetric(const engine::MetricEvent &m, double wall) {
 void ChartFeeder::addDrift(const engine::DriftEvent &d, double steps, double wall) {
     if (d.time != m_pendingDrift.time)
         emitInstant(m_pendingDrift, m_drift, m_driftAxisOf);
+    if (d.region < 0 || d.region >= m_lagNames.size())
+        return;
+    if (m_pendingLag.size() != m_lagNames.size()) {
+        m_pendingLag.fill(-1, m_lagNames.size());
+        m_pendingWorstDrift.fill(-1, m_lagNames.size());
+    }
     m_pendingDrift.time = d.time;
     m_pendingDrift.steps = steps;
     m_pendingDrift.wall = wall;
-    if (d.region < 0 || d.region >= m_lagNames.size())
-        return;
-    const QString &lag = m_lagNames[d.region];
-    const QString &drift = m_driftNames[d.region];
-    auto &v = m_pendingDrift.values;
-    v[lag] = std::max(v.value(lag, 0.0), double(d.versionLag));
-    v[drift] = std::max(v.value(drift, 0.0), d.parameterDrift);
+    m_pendingLag[d.region] = std::max(m_pendingLag[d.region], double(d.versionLag));
+    m_pendingWorstDrift[d.region] = std::max(m_pendingWorstDrift[d.region], d.parameterDrift);
 }
 
 void ChartFeeder::addBytes(const engine::LinkBytesEvent &b, double steps, double wall) {
@@ -129,6 +132,13 @@ void ChartFeeder::addBytes(const engine::LinkBytesEvent &b, double steps, double
 void ChartFeeder::emitInstant(Instant &pending, TimeSeriesChart *chart, const QHash<QString, int> &axisOf) {
     if (pending.time < 0)
         return;
+    if (&pending == &m_pendingDrift)
+        for (int r = 0; r < m_pendingLag.size(); ++r)
+            if (m_pendingLag[r] >= 0) {
+                pending.values.insert(m_lagNames[r], m_pendingLag[r]);
+                pending.values.insert(m_driftNames[r], m_pendingWorstDrift[r]);
+                m_pendingLag[r] = m_pendingWorstDrift[r] = -1;
+            }
     const bool dashed = chart == m_drift;
     for (auto it = pending.values.cbegin(); it != pending.values.cend(); ++it) {
         SamplePoint p;
@@ -147,13 +157,20 @@ void ChartFeeder::flush(double completeBefore) {
         emitInstant(m_pendingDrift, m_drift, m_driftAxisOf);
     if (m_pendingBytes.time < completeBefore)
         emitInstant(m_pendingBytes, m_bandwidth, m_rateAxisOf);
-    m_training->flush();
-    m_drift->flush();
-    m_bandwidth->flush();
+    QElapsedTimer clock;
+    clock.start();
+    TimeSeriesChart *charts[] = {m_training, m_drift, m_bandwidth};
+    for (int k = 0; k < 3; ++k) {
+        const double left = m_redrawBudgetMs - double(clock.nsecsElapsed()) / 1e6;
+        charts[(m_firstChart + k) % 3]->flush(std::max(0.0, left));
+    }
+    m_firstChart = (m_firstChart + 1) % 3;
 }
 
 void ChartFeeder::clear() {
     m_pendingDrift = Instant{};
+    m_pendingLag.fill(-1);
+    m_pendingWorstDrift.fill(-1);
     m_pendingBytes = Instant{};
     m_training->clear();
     m_drift->clear();

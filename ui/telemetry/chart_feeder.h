@@ -39,6 +39,9 @@ public:
     // its events are in: when a later instant starts, or when the engine's
     // clock has passed it (`completeBefore`, virtual seconds; +inf at the end).
     void flush(double completeBefore = std::numeric_limits<double>::infinity());
+    // Milliseconds the three charts may spend redrawing per flush, shared;
+    // what does not fit is drawn at the next flushes (TimeSeriesChart::flush).
+    void setRedrawBudgetMs(double ms) { m_redrawBudgetMs = ms; }
     void clear();
 
     static QString nodeName(int node, const QStringList &edgeNames); // engine node id → name
@@ -69,7 +72,11 @@ private:
     QVector<int> m_regionOfEdge;
     int m_batchSize = 1;
     int m_focusEdge = -1;
+    double m_redrawBudgetMs = std::numeric_limits<double>::infinity();
+    int m_firstChart = 0; // rotates, so no chart starves when the budget runs out
     Instant m_pendingDrift;
+    // A sync brings shards × regions drift rows: fold them into arrays, not by series name.
+    QVector<double> m_pendingLag, m_pendingWorstDrift; // per region; -1 = no row yet
     Instant m_pendingBytes;
 };
 

@@ -53,6 +53,9 @@ NodeItem::NodeItem(int node, const QString &name, bool isCenter)
     m_label = QFontMetricsF(font).elidedText(name, Qt::ElideRight, width);
     m_labelWidth = QFontMetricsF(font).horizontalAdvance(m_label);
     setZValue(2);
+    // Painted once into a pixmap and re-blitted: links under and around the
+    // node repaint at every traffic interval, the node only when its state does.
+    setCacheMode(QGraphicsItem::DeviceCoordinateCache);
 }
 
 qreal NodeItem::radius() const { return m_center ? M::kCenterRadius : M::kNodeRadius; }
@@ -130,6 +133,7 @@ RegionItem::RegionItem(int region, const QString &name, const QRectF &box, bool 
     : m_region(region), m_name(name), m_rect(QPointF(), box.size()), m_badgeOnTop(badgeOnTop) {
     setPos(box.topLeft());
     setZValue(0);
+    setCacheMode(QGraphicsItem::DeviceCoordinateCache); // see NodeItem
 }
 
 void RegionItem::setPartitioned(bool on) {

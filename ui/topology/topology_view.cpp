@@ -314,6 +314,12 @@ void TopologyView::resizeEvent(QResizeEvent *event) {
 
 void TopologyView::drawForeground(QPainter *painter, const QRectF &rect) {
     QGraphicsView::drawForeground(painter, rect);
+    // Laying out the legend's text costs more than blitting the graph: skip it
+    // when this repaint (a link's new width, say) does not reach the strip.
+    const int strip = topologyLegendHeight(viewport()->width());
+    const QRect legend(0, viewport()->height() - strip, viewport()->width(), strip);
+    if (!mapToScene(legend).boundingRect().intersects(rect))
+        return;
     painter->save();
     painter->resetTransform(); // the legend is in viewport pixels, not scene units
     paintTopologyLegend(painter, viewport()->rect(), m_palette);
