@@ -58,7 +58,10 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
         m_feeder->add(e, m_samples, wall);
     }
     m_feeder->flush(completeBefore);
-    flushLog();
+    // The log view re-lays out on every insertion (about 2 ms with thousands
+    // of lines): append at most every kLogFlushMs, not with every batch.
+    if (!m_pendingLog.isEmpty() && !m_logTimer.isActive())
+        m_logTimer.start();
     updateProgress();
 }
 

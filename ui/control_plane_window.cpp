@@ -31,7 +31,7 @@ namespace {
 
 // Of the 16 ms a refresh may take, what the charts may spend rebuilding lines
 // (bench/ui_refresh measures the whole refresh against 16 ms).
-constexpr double kChartRedrawBudgetMs = 3;
+constexpr double kChartRedrawBudgetMs = 2;
 
 QWidget *withFilter(QWidget *view, QSortFilterProxyModel *proxy, const QString &placeholder, QLineEdit **filterOut) {
     auto *box = new QWidget;
@@ -99,6 +99,7 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     });
     connect(m_session, &ClusterSession::finished, this, [this](const QString &s) {
         m_feeder->flush(); // the run is over: every instant is complete
+        flushLog();
         statusBar()->showMessage(s);
     });
     connect(m_session, &ClusterSession::failed, this,
@@ -107,6 +108,9 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     connect(m_shardMap, &ShardMapModel::moveRefused, this,
             [this](const QString &why) { statusBar()->showMessage(tr("move refused: %1").arg(why), 8000); });
     connect(m_topology, &TopologyView::selectionChanged, this, &ControlPlaneWindow::focusOn);
+    m_logTimer.setSingleShot(true);
+    m_logTimer.setInterval(kLogFlushMs);
+    connect(&m_logTimer, &QTimer::timeout, this, &ControlPlaneWindow::flushLog);
 
     resize(1500, 920);
     m_defaultState = saveState();

@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QMainWindow>
+#include <QTimer>
 
 #include <memory>
 
@@ -134,6 +135,8 @@ private:
     QHash<QPair<int, int>, double> m_linkRates; // directed (from, to) node ids → bytes/s in that interval
     QHash<int, QString> m_edgeModes;
     QStringList m_pendingLog;
+    QTimer m_logTimer; // single shot: flushLog() after kLogFlushMs
+    static constexpr int kLogFlushMs = 200;
 };
 
 } // namespace synaptic::ui
