@@ -91,7 +91,7 @@ ChartPanel::ChartPanel(TimeSeriesChart *chart, QWidget *parent)
     m_stack->addWidget(m_placeholder);
 
     auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setContentsMargins(4, 2, 6, 0); // keep the toolbar clear of the dock frame
     layout->setSpacing(2);
     layout->addWidget(m_toolbar);
     layout->addWidget(m_stack, 1);
