@@ -54,7 +54,7 @@ private Q_SLOTS:
         window.faults().trigger(engine::SimCommand::Kind::PartitionRegion);
         QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("applied: set_aggregation_window 2"),
                                  30000);
-        QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("applied: partition_region region 1"),
+        QTRY_VERIFY_WITH_TIMEOUT(window.eventLog().stringList().join('\n').contains("applied: partition_region us"),
                                  30000);
         QTRY_COMPARE_WITH_TIMEOUT(window.shardMap().index(3, 0).data(ShardMapModel::EdgeModeRole).toString(),
                                   QString("read_only"), 60000);

@@ -42,8 +42,8 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
                 applyCommandToTopology(*c);
             if (c->issued.kind == engine::SimCommand::Kind::MoveShard)
                 m_shardMap->setMoveInFlight(c->issued.shard, c->issued.region, c->issued.node, c->applied);
-            log(c->time, (c->applied ? tr("applied: %1") : tr("refused: %1"))
-                             .arg(QString::fromStdString(c->command + (c->detail.empty() ? "" : " — " + c->detail))));
+            const QString detail = c->detail.empty() ? QString() : QStringLiteral(" — ") + QString::fromStdString(c->detail);
+            log(c->time, (c->applied ? tr("applied: %1") : tr("refused: %1")).arg(commandText(*c) + detail));
         } else if (const auto *r = std::get_if<engine::RoutingEvent>(&e)) {
             if (r->reason == "move")
                 log(r->time, tr("shard %1 now owned by %2 in %3").arg(r->shard).arg(edgeName(r->owner),
@@ -160,6 +160,32 @@ void ControlPlaneWindow::focusOn(const TopologySelection &selection) {
         m_shardView->scrollTo(m_shardMap->edgeIndex(edge), QAbstractItemView::PositionAtTop);
     }
     statusBar()->showMessage(filter.isEmpty() ? tr("showing every node") : tr("showing %1").arg(filter), 4000);
+}
+
+// The engine's text names nodes by index ("kill edge 7"); operators read names.
+QString ControlPlaneWindow::commandText(const engine::CommandEvent &event) const {
+    using K = engine::SimCommand::Kind;
+    const auto &c = event.issued;
+    const QString region = m_regionNames.value(c.region, QString::number(c.region));
+    switch (c.kind) {
+    case K::MoveShard: return tr("move shard %1 of %2 to %3").arg(c.shard).arg(region, edgeName(c.node));
+    case K::KillNode: return tr("kill %1").arg(edgeName(c.node));
+    case K::ReviveNode: return tr("revive %1").arg(edgeName(c.node));
+    case K::PartitionLink: return tr("partition_link %1 ↔ %2").arg(edgeName(c.node), edgeName(c.nodeB));
+    case K::HealLink: return tr("heal_link %1 ↔ %2").arg(edgeName(c.node), edgeName(c.nodeB));
+    case K::PartitionRegion: return tr("partition_region %1").arg(region);
+    case K::HealRegion: return tr("heal_region %1").arg(region);
+    case K::SetLink:
+        return tr("set_link %1 ↔ %2: %3 ms, %4 Mb/s, loss %5")
+            .arg(edgeName(c.node), edgeName(c.nodeB))
+            .arg(c.link.latencySeconds * 1e3)
+            .arg(c.link.bandwidthBitsPerSecond / 1e6)
+            .arg(c.link.lossRate);
+    case K::SetConfidenceThreshold:
+        return c.node < 0 ? tr("set_confidence_threshold %1 on every edge").arg(c.value)
+                          : tr("set_confidence_threshold %1 on %2").arg(c.value).arg(edgeName(c.node));
+    default: return QString::fromStdString(event.command); // knobs: the engine's text is already clear
+    }
 }
 
 QString ControlPlaneWindow::edgeName(int edge) const {

@@ -99,6 +99,7 @@ private:
     void log(double time, const QString &text); // queued; flushLog() appends once per batch
     void flushLog();
     QString edgeName(int edge) const;
+    QString commandText(const engine::CommandEvent &event) const;
     void setThemeEverywhere(bool dark);
 
     engine::ClusterConfig m_config;
