@@ -31,7 +31,17 @@ void ChartFeeder::setTopology(const QStringList &edgeNames, const QVector<int> &
     m_batchSize = std::max(1, batchSize);
     m_lagNames.clear();
     m_driftNames.clear();
+    m_wanOutNames.clear();
+    m_wanInNames.clear();
+    m_intoCenter = QObject::tr("into center");
+    m_outOfCenter = QObject::tr("out of center");
+    m_rateAxisOf.insert(m_intoCenter, m_rateAxis);
+    m_rateAxisOf.insert(m_outOfCenter, m_rateAxis);
     for (const auto &region : regionNames) {
+        m_wanOutNames << QObject::tr("WAN out of %1").arg(region);
+        m_wanInNames << QObject::tr("WAN into %1").arg(region);
+        m_rateAxisOf.insert(m_wanOutNames.back(), m_rateAxis);
+        m_rateAxisOf.insert(m_wanInNames.back(), m_rateAxis);
         m_lagNames << QObject::tr("lag %1").arg(region);
         m_driftNames << QObject::tr("drift %1").arg(region);
         m_driftAxisOf.insert(m_lagNames.back(), m_lagAxis);
@@ -106,26 +116,26 @@ void ChartFeeder::addBytes(const engine::LinkBytesEvent &b, double steps, double
     m_pendingBytes.wall = wall;
     const double rate = b.interval > 0 ? double(b.bytes) / b.interval / kMB : 0;
     auto &v = m_pendingBytes.values;
-    auto addTo = [&](const QString &series) {
-        m_rateAxisOf.insert(series, m_rateAxis);
-        v[series] = v.value(series, 0.0) + rate;
-    };
+    // Names are made once in setTopology(): every edge reports its links every interval.
+    auto addTo = [&](const QString &series) { v[series] = v.value(series, 0.0) + rate; };
     if (b.to == 0)
-        addTo(QObject::tr("into center"));
+        addTo(m_intoCenter);
     if (b.from == 0)
-        addTo(QObject::tr("out of center"));
+        addTo(m_outOfCenter);
     // Wide-area traffic: anything that leaves a region (to the center or to another region).
     const int rf = regionOfNode(b.from), rt = regionOfNode(b.to);
     if (rf != rt) {
-        if (rf >= 0)
-            addTo(QObject::tr("WAN out of %1").arg(m_regionNames.value(rf)));
-        if (rt >= 0)
-            addTo(QObject::tr("WAN into %1").arg(m_regionNames.value(rt)));
+        if (rf >= 0 && rf < m_wanOutNames.size())
+            addTo(m_wanOutNames[rf]);
+        if (rt >= 0 && rt < m_wanInNames.size())
+            addTo(m_wanInNames[rt]);
     }
     const int focus = m_focusEdge + 1;
     if (m_focusEdge >= 0 && (b.from == focus || b.to == focus)) {
         const int peer = b.from == focus ? b.to : b.from;
-        addTo(QObject::tr("%1 ↔ %2").arg(nodeName(focus, m_edgeNames), nodeName(peer, m_edgeNames)));
+        const QString link = QObject::tr("%1 ↔ %2").arg(nodeName(focus, m_edgeNames), nodeName(peer, m_edgeNames));
+        m_rateAxisOf.insert(link, m_rateAxis);
+        addTo(link);
     }
 }
 

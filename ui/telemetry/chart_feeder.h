@@ -69,6 +69,8 @@ private:
     QStringList m_edgeNames;
     QStringList m_regionNames;
     QStringList m_lagNames, m_driftNames; // per region, made once: a sync brings shards × regions events
+    QStringList m_wanOutNames, m_wanInNames; // per region, made once: link counters come every interval
+    QString m_intoCenter, m_outOfCenter;
     QVector<int> m_regionOfEdge;
     int m_batchSize = 1;
     int m_focusEdge = -1;
