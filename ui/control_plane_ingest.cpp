@@ -45,6 +45,7 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
             const QString detail = c->detail.empty() ? QString() : QStringLiteral(" — ") + QString::fromStdString(c->detail);
             log(c->time, (c->applied ? tr("applied: %1") : tr("refused: %1")).arg(commandText(*c) + detail));
         } else if (const auto *r = std::get_if<engine::RoutingEvent>(&e)) {
+            m_ownersChanged = true;
             if (r->reason == "move")
                 log(r->time, tr("shard %1 now owned by %2 in %3").arg(r->shard).arg(edgeName(r->owner),
                                                                                      m_regionNames.value(r->region)));
@@ -71,7 +72,12 @@ void ControlPlaneWindow::ingestRouting(std::shared_ptr<const engine::RoutingSnap
     if (first) // size the columns once, on the first table; per update it would cost more than the refresh budget
         m_routingView->resizeColumnsToContents();
     m_shardMap->setSnapshot(snapshot);
-    updateNodeDetails();
+    // Who owns what changes only with a plan or a move (a RoutingEvent), not
+    // with the version bumps that bring a new snapshot every refresh.
+    if (first || m_ownersChanged) {
+        updateNodeDetails();
+        m_ownersChanged = false;
+    }
 }
 
 // The topology shows what a fault did: partitioned links dashed, a dead center grey.

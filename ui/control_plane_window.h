@@ -136,6 +136,7 @@ private:
     QHash<QPair<int, int>, double> m_linkRates; // directed (from, to) node ids → bytes/s in that interval
     QHash<int, QString> m_edgeModes;
     QStringList m_pendingLog;
+    bool m_ownersChanged = false; // a routing event since the node tooltips were computed
     QTimer m_logTimer; // single shot: flushLog() after kLogFlushMs
     static constexpr int kLogFlushMs = 200;
 };
