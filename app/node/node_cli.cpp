@@ -19,8 +19,13 @@ std::string nodeUsage() {
            "                         [--steps N | --virtual-seconds S] [--target-accuracy X]\n"
            "                         [--seed N] [--eval-every-samples N] [--regions]\n"
            "                         [--commands FILE] [--threads N] [--device cpu|cuda|auto]\n"
-           "                         [--data DIR] [--report FILE]\n"
+           "                         [--data DIR] [--report FILE] [--record FILE]\n"
            "         strategies: synaptic, param_server, allreduce, diloco, gossip\n"
+           "       synaptic-node info FILE [--json]          what a recording holds; checks every chunk\n"
+           "       synaptic-node export FILE [--run N] [--csv DIR] [--trace FILE] [--report FILE]\n"
+           "       synaptic-node rerun FILE [--run N] [--threads N]   rerun a recorded run, compare streams\n"
+           "         exit codes: 0 ok, 1 failed or unreadable file, 2 usage, 3 damaged recording\n"
+           "                     (read as far as possible) or a rerun that differs\n"
            "       synaptic-node --version\n"
            "       synaptic-node --help\n";
 }
@@ -109,6 +114,7 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
         {"--device", [&](auto &, auto &v) { s.device = v; }},
         {"--data", [&](auto &, auto &v) { s.dataDir = v; }},
         {"--report", [&](auto &, auto &v) { cmd.reportPath = v; }},
+        {"--record", [&](auto &, auto &v) { cmd.recordPath = v; }},
     };
     parseFlags(args, flags, {{"--regions", [&] { s.evaluateRegions = true; }}});
     if (s.configPath.empty())
@@ -121,12 +127,41 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
     return cmd;
 }
 
+// info / export / rerun FILE [flags]
+NodeCommand parseRecordingCommand(const std::vector<std::string> &args, NodeCommand::Kind kind) {
+    NodeCommand cmd;
+    cmd.kind = kind;
+    const std::string &verb = args.front();
+    if (args.size() < 2 || args[1].rfind("--", 0) == 0)
+        throw ConfigError(verb, "needs a recording file: synaptic-node " + verb + " FILE");
+    cmd.recordingPath = args[1];
+    std::vector<std::string> rest{verb};
+    rest.insert(rest.end(), args.begin() + 2, args.end());
+    FlagTable flags;
+    std::map<std::string, std::function<void()>> switches;
+    if (kind == NodeCommand::Kind::Info)
+        switches["--json"] = [&] { cmd.json = true; };
+    if (kind != NodeCommand::Kind::Info)
+        flags["--run"] = [&](auto &f, auto &v) { cmd.run = parseNumber<int>(f, v); };
+    if (kind == NodeCommand::Kind::Export) {
+        flags["--csv"] = [&](auto &, auto &v) { cmd.csvDir = v; };
+        flags["--trace"] = [&](auto &, auto &v) { cmd.tracePath = v; };
+        flags["--report"] = [&](auto &, auto &v) { cmd.reportPath = v; };
+    }
+    if (kind == NodeCommand::Kind::Rerun)
+        flags["--threads"] = [&](auto &f, auto &v) { cmd.sim.threads = parseNumber<int>(f, v); };
+    parseFlags(rest, flags, switches);
+    if (kind == NodeCommand::Kind::Export && cmd.csvDir.empty() && cmd.tracePath.empty() && cmd.reportPath.empty())
+        throw ConfigError("export", "nothing to write: give --csv DIR, --trace FILE and/or --report FILE");
+    return cmd;
+}
+
 } // namespace
 
 NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     NodeCommand cmd;
     if (args.empty())
-        throw ConfigError("command", "missing (expected train, --version or --help)");
+        throw ConfigError("command", "missing (expected train, sim, info, export, rerun, --version or --help)");
     const std::string &verb = args.front();
     if (verb == "--version" || verb == "version") {
         cmd.kind = NodeCommand::Kind::Version;
@@ -138,6 +173,12 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     }
     if (verb == "sim")
         return parseSimCommand(args);
+    if (verb == "info")
+        return parseRecordingCommand(args, NodeCommand::Kind::Info);
+    if (verb == "export")
+        return parseRecordingCommand(args, NodeCommand::Kind::Export);
+    if (verb == "rerun")
+        return parseRecordingCommand(args, NodeCommand::Kind::Rerun);
     if (verb != "train")
         throw ConfigError("command", "unknown command '" + verb + "'");
     cmd.kind = NodeCommand::Kind::Train;

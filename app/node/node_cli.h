@@ -13,11 +13,17 @@ namespace synaptic::app {
 // What `synaptic-node` was asked to do. Parsing is separate from running so
 // the flags are checked before any data is loaded.
 struct NodeCommand {
-    enum class Kind { Train, Sim, Version, Help };
+    enum class Kind { Train, Sim, Info, Export, Rerun, Version, Help };
     Kind kind = Kind::Help;
     engine::TrainConfig train;
     engine::SimRunRequest sim;
     std::string reportPath;
+    std::string recordPath;     // sim --record
+    std::string recordingPath;  // info / export / rerun FILE
+    std::string csvDir;         // export --csv
+    std::string tracePath;      // export --trace
+    int run = -1;               // export / rerun --run (-1: every run / the first)
+    bool json = false;          // info --json
 };
 
 // Parses argv (without argv[0]). Throws engine::ConfigError naming the flag

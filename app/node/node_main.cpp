@@ -1,6 +1,10 @@
 // synaptic-node: the headless engine CLI. Qt-free so it builds with
 // SYNAPTIC_ENGINE_ONLY=ON on GPU servers and edge boxes.
 #include "node_cli.h"
+#include "node_exit.h"
+#ifdef SYNAPTIC_WITH_SESSION
+#include "node_session.h"
+#endif
 
 #include "core/data/data_error.h"
 #include "core/engine/console_progress.h"
@@ -17,9 +21,10 @@ using namespace synaptic;
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1; // the run itself failed (data, device, I/O)
-constexpr int kExitUsage = 2;   // bad flags or config
+using app::kExitDamaged;
+using app::kExitFailure;
+using app::kExitOk;
+using app::kExitUsage;
 
 void printVersion() {
     std::printf("synaptic-node %s\n", SYNAPTIC_VERSION);
@@ -27,7 +32,11 @@ void printVersion() {
                 engine::cudaAvailable() ? "available" : "not available");
     std::printf("build: %s, %s, C++20, SYNAPTIC_ENGINE_ONLY=%s\n", SYNAPTIC_BUILD_TYPE, SYNAPTIC_COMPILER,
                 SYNAPTIC_ENGINE_ONLY_BUILD);
-    std::printf("this binary: engine-only CLI, no Qt, no protobuf, no gRPC\n");
+#ifdef SYNAPTIC_WITH_SESSION
+    std::printf("this binary: engine CLI with session recordings (protobuf, zstd); no Qt, no gRPC\n");
+#else
+    std::printf("this binary: engine-only CLI, no Qt, no protobuf, no gRPC (no session recordings)\n");
+#endif
 }
 
 int runTrain(const app::NodeCommand &cmd) {
@@ -45,7 +54,17 @@ int runTrain(const app::NodeCommand &cmd) {
     return kExitOk;
 }
 
-int runSim(const app::NodeCommand &cmd) {
+#ifndef SYNAPTIC_WITH_SESSION
+int withoutSessions(const char *what) {
+    std::fprintf(stderr, "synaptic-node: error: %s needs session recordings, which this build leaves out "
+                         "(built with SYNAPTIC_ENGINE_ONLY=ON)\n", what);
+    return kExitUsage;
+}
+#endif
+
+} // namespace
+
+int app::runSim(const app::NodeCommand &cmd, const engine::SimRunHooks &hooks) {
     const auto results = engine::runStrategies(cmd.sim, [](const engine::StrategyResult &r) {
         std::fprintf(stderr, "%s: accuracy %.4f, %llu samples, %.2f virtual s, %.1f s wall (%.1f s evaluating)\n",
                      r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds,
@@ -54,7 +73,7 @@ int runSim(const app::NodeCommand &cmd) {
             std::fprintf(stderr, "  note: %s\n", note.c_str());
         if (!r.stoppedEarly.empty())
             std::fprintf(stderr, "  %s\n", r.stoppedEarly.c_str());
-    });
+    }, hooks);
     std::printf("%s", engine::simResultTable(results).c_str());
     if (!cmd.reportPath.empty()) {
         engine::writeFileAtomically(cmd.reportPath, engine::simReportJson(cmd.sim, results));
@@ -62,8 +81,6 @@ int runSim(const app::NodeCommand &cmd) {
     }
     return kExitOk;
 }
-
-} // namespace
 
 int main(int argc, char **argv) {
     app::NodeCommand cmd;
@@ -83,8 +100,25 @@ int main(int argc, char **argv) {
             return kExitOk;
         case app::NodeCommand::Kind::Train:
             return runTrain(cmd);
+#ifdef SYNAPTIC_WITH_SESSION
         case app::NodeCommand::Kind::Sim:
-            return runSim(cmd);
+            return cmd.recordPath.empty() ? app::runSim(cmd) : app::runSimRecorded(cmd);
+        case app::NodeCommand::Kind::Info:
+            return app::runInfo(cmd);
+        case app::NodeCommand::Kind::Export:
+            return app::runExport(cmd);
+        case app::NodeCommand::Kind::Rerun:
+            return app::runRerun(cmd);
+#else
+        case app::NodeCommand::Kind::Sim:
+            return cmd.recordPath.empty() ? app::runSim(cmd) : withoutSessions("sim --record");
+        case app::NodeCommand::Kind::Info:
+            return withoutSessions("info");
+        case app::NodeCommand::Kind::Export:
+            return withoutSessions("export");
+        case app::NodeCommand::Kind::Rerun:
+            return withoutSessions("rerun");
+#endif
         }
     } catch (const data::DataError &e) {
         std::fprintf(stderr, "synaptic-node: data error: %s\n", e.what());

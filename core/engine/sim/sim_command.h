@@ -2,6 +2,7 @@
 
 #include "link.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct SimCommand {
     int nodeB = -1;
     double value = 0;
     LinkSpec link;
+    // > 0: apply at the engine's command boundary with this ordinal instead
+    // of by `at` (a rerun of a recording replays live commands exactly where
+    // they landed; CommandEvent::boundary says which one that was).
+    std::uint64_t atBoundary = 0;
 
     std::string describe() const;
 };

@@ -61,6 +61,7 @@ struct CommandEvent {
     bool applied = false;
     std::string detail;        // why it was refused, or what it did
     SimCommand issued;         // the command itself, for views that show its effect (not part of the text)
+    std::uint64_t boundary = 0; // ordinal of the command boundary that applied it (not part of the text)
 };
 
 using SimEvent = std::variant<MetricEvent, RoutingEvent, LinkBytesEvent, DriftEvent, ConsistencyEvent, LeaseEvent,

@@ -42,8 +42,20 @@ void checkSimRequest(const SimRunRequest &request) {
         parseCommands(readText(request.commandsPath), request.commandsPath, config);
 }
 
+SimData loadSimData(const ClusterConfig &config, const std::string &device) {
+    const std::string dir = data::resolveDataDir(config.dataDir);
+    auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
+    const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
+    SimData d;
+    d.train = toTensors(trainSet, device);
+    d.test = toTensors(testSet, device);
+    d.trainLabels = std::move(trainSet.labels);
+    return d;
+}
+
 std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
-                                          const std::function<void(const StrategyResult &)> &onResult) {
+                                          const std::function<void(const StrategyResult &)> &onResult,
+                                          const SimRunHooks &hooks) {
     ClusterConfig config = loadClusterConfig(request.configPath);
     if (request.seed)
         config.seed = *request.seed;
@@ -55,11 +67,7 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
 
     at::set_num_threads(resolveThreadCount(request.threads));
     const std::string device = resolveDevice(request.device);
-    const std::string dir = data::resolveDataDir(config.dataDir);
-    const auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
-    const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
-    const TensorSet train = toTensors(trainSet, device);
-    const TensorSet test = toTensors(testSet, device);
+    const SimData data = loadSimData(config, device);
 
     std::vector<std::string> strategies = request.strategies;
     if (strategies.empty())
@@ -76,24 +84,30 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
         o.evalEverySamples = request.evalEverySamples;
         o.evaluateRegions = request.evaluateRegions;
         o.commands = commands;
-        Simulation sim(c, train, trainSet.labels, test, o);
+        if (hooks.prepare)
+            hooks.prepare(c, o);
+        Simulation sim(c, data.train, data.trainLabels, data.test, o);
+        if (hooks.started)
+            hooks.started(c, o, sim);
         results.push_back(sim.run());
+        if (hooks.finished)
+            hooks.finished(results.back());
         if (onResult)
             onResult(results.back());
     }
     return results;
 }
 
-std::string simReportJson(const SimRunRequest &request, const std::vector<StrategyResult> &results) {
-    json strategies = json::array();
-    for (const auto &r : results) {
+namespace {
+
+json strategyEntry(const StrategyResult &r) {
         json curve = json::array();
         for (const auto &p : r.curve)
             curve.push_back({{"virtual_seconds", p.virtualSeconds}, {"samples", p.samples},
                              {"accuracy", p.accuracy}, {"exit_accuracy", p.exitAccuracy},
                              {"loss", finiteOrNull(p.loss)}, {"bytes_to_center", p.bytesToCenter},
                              {"wan_bytes", p.wanBytes}, {"total_bytes", p.totalBytes}});
-        strategies.push_back({
+        return {
             {"strategy", r.strategy},
             {"device", r.device},
             {"final_accuracy", r.finalAccuracy},
@@ -123,8 +137,10 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
             {"notes", r.notes},
             {"stopped_early", r.stoppedEarly.empty() ? json(nullptr) : json(r.stoppedEarly)},
             {"curve", curve},
-        });
-    }
+        };
+}
+
+json reportJson(const SimRunRequest &request, json strategies, int threads) {
     json report = {
         {"config", request.configPath},
         {"seed", request.seed ? json(*request.seed) : json(nullptr)},
@@ -133,10 +149,29 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
         {"target_accuracy", request.targetAccuracy},
         {"eval_every_samples", request.evalEverySamples},
         {"device_requested", request.device},
-        {"threads", at::get_num_threads()},
-        {"strategies", strategies},
+        {"threads", threads},
+        {"strategies", std::move(strategies)},
     };
     return report.dump(1) + "\n";
+}
+
+} // namespace
+
+std::string strategyResultJson(const StrategyResult &result) { return strategyEntry(result).dump(); }
+
+std::string simReportJson(const SimRunRequest &request, const std::vector<StrategyResult> &results) {
+    json strategies = json::array();
+    for (const auto &r : results)
+        strategies.push_back(strategyEntry(r));
+    return reportJson(request, std::move(strategies), at::get_num_threads());
+}
+
+std::string simReportJson(const SimRunRequest &request, const std::vector<std::string> &strategyEntries,
+                          int threads) {
+    json strategies = json::array();
+    for (const auto &e : strategyEntries)
+        strategies.push_back(json::parse(e));
+    return reportJson(request, std::move(strategies), threads);
 }
 
 std::string simResultTable(const std::vector<StrategyResult> &results, const std::string &baseline) {

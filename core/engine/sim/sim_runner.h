@@ -27,6 +27,13 @@ struct SimRunRequest {
     std::string dataDir;                   // overrides the config's
 };
 
+// Optional hooks around each strategy's run (a recorder attaches here).
+struct SimRunHooks {
+    std::function<void(const ClusterConfig &, SimOptions &)> prepare; // before the Simulation is built
+    std::function<void(const ClusterConfig &, const SimOptions &, Simulation &)> started; // built, before run()
+    std::function<void(const StrategyResult &)> finished;
+};
+
 // Reads the config and the command list the request names and checks them:
 // ConfigError naming the file and field. Loads no data.
 void checkSimRequest(const SimRunRequest &request);
@@ -35,11 +42,25 @@ void checkSimRequest(const SimRunRequest &request);
 // every strategy and returns their results in order. `onResult` is called
 // after each strategy, e.g. to print progress.
 std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
-                                          const std::function<void(const StrategyResult &)> &onResult = {});
+                                          const std::function<void(const StrategyResult &)> &onResult = {},
+                                          const SimRunHooks &hooks = {});
+
+// The training and test data a config names, as tensors on `device`, loaded
+// once for every strategy of a run. DataError if the files are missing.
+struct SimData {
+    TensorSet train;
+    std::vector<std::uint8_t> trainLabels;
+    TensorSet test;
+};
+SimData loadSimData(const ClusterConfig &config, const std::string &device);
 
 // The JSON report: the request, the machine's thread count and one entry per
 // strategy (issue 3 §11 fields plus curves).
 std::string simReportJson(const SimRunRequest &request, const std::vector<StrategyResult> &results);
+// One strategy's entry of that report (a recording keeps it per run).
+std::string strategyResultJson(const StrategyResult &result);
+// The report from entries made by strategyResultJson() (synaptic-node export).
+std::string simReportJson(const SimRunRequest &request, const std::vector<std::string> &strategyEntries, int threads);
 // A fixed-width table for the terminal, with ratios against the first row
 // named `baseline` when present.
 std::string simResultTable(const std::vector<StrategyResult> &results, const std::string &baseline = "param_server");

@@ -45,6 +45,7 @@ struct Simulation::Impl {
     std::mutex commandMutex;
     std::vector<SimCommand> submitted; // guarded by commandMutex
     std::vector<SimCommand> scheduled; // engine thread, ordered by `at`
+    std::uint64_t commandBoundary = 0; // engine thread: applyDueCommands() calls so far
     std::uint64_t nextEvalSamples = 0;
 
     Impl(SimWorld &w, const TensorSet &t, SimOptions o) : world(w), test(t), options(std::move(o)) {}
@@ -275,14 +276,15 @@ struct Simulation::Impl {
                 scheduled.push_back(c);
             submitted.clear();
         }
+        ++commandBoundary;
         std::vector<SimCommand> later;
         for (const auto &c : scheduled) {
-            if (c.at > loop.now()) {
+            if (c.atBoundary > 0 ? c.atBoundary > commandBoundary : c.at > loop.now()) {
                 later.push_back(c);
                 continue;
             }
             const std::string refused = apply(c);
-            emit(CommandEvent{loop.now(), c.describe(), refused.empty(), refused, c});
+            emit(CommandEvent{loop.now(), c.describe(), refused.empty(), refused, c, commandBoundary});
         }
         scheduled.swap(later);
     }

@@ -1,0 +1,157 @@
+#include "node_session.h"
+
+#include "node_exit.h"
+
+#include "core/engine/train_report.h"
+#include "core/session/session_export.h"
+#include "core/session/session_file.h"
+#include "core/session/session_recorder.h"
+#include "core/session/session_rerun.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace synaptic::app {
+
+namespace {
+
+void printProblems(const std::vector<session::ReadProblem> &problems) {
+    for (const auto &p : problems)
+        std::fprintf(stderr, "synaptic-node: warning: %s: byte %llu: %s\n", "recording",
+                     (unsigned long long)p.offset, p.what.c_str());
+}
+
+std::vector<session::ExportRun> selectRuns(session::SessionFile &file, int run,
+                                           std::vector<session::RunData> &storage) {
+    if (file.runs().empty())
+        throw std::runtime_error(file.path() + ": holds no run");
+    if (run >= int(file.runs().size()))
+        throw std::runtime_error(file.path() + ": no run " + std::to_string(run) + " (it has " +
+                                 std::to_string(file.runs().size()) + ")");
+    std::vector<int> wanted;
+    for (int r = 0; r < int(file.runs().size()); ++r)
+        if (run < 0 || r == run)
+            wanted.push_back(r);
+    storage.reserve(wanted.size());
+    std::vector<session::ExportRun> out;
+    for (int r : wanted) {
+        storage.push_back(file.readRun(r));
+        out.push_back({&file.runs()[std::size_t(r)], &storage.back()});
+    }
+    return out;
+}
+
+} // namespace
+
+int runSimRecorded(const NodeCommand &cmd) {
+    session::SessionRecorder recorder(cmd.recordPath, "synaptic-node sim");
+    engine::SimRunHooks hooks;
+    hooks.prepare = [&](const engine::ClusterConfig &, engine::SimOptions &o) { o.observer = recorder.observer(); };
+    hooks.started = [&](const engine::ClusterConfig &c, const engine::SimOptions &o, engine::Simulation &sim) {
+        recorder.beginRun(c, o, &sim);
+    };
+    hooks.finished = [&](const engine::StrategyResult &r) { recorder.endRun(r); };
+    const int rc = runSim(cmd, hooks);
+    recorder.close();
+    const auto s = recorder.stats();
+    std::printf("recorded %llu events, %llu routing samples in %llu chunks, %.2f MB to %s\n",
+                (unsigned long long)s.events, (unsigned long long)s.routingSamples, (unsigned long long)s.chunks,
+                double(s.bytes) / 1e6, cmd.recordPath.c_str());
+    if (s.dropped)
+        std::fprintf(stderr, "synaptic-node: warning: the recorder's queue was full: %llu events dropped\n",
+                     (unsigned long long)s.dropped);
+    if (!s.error.empty()) {
+        std::fprintf(stderr, "synaptic-node: error: recording stopped: %s\n", s.error.c_str());
+        return kExitFailure;
+    }
+    return rc;
+}
+
+int runInfo(const NodeCommand &cmd) {
+    session::SessionFile file(cmd.recordingPath);
+    const auto problems = file.verify();
+    std::uint64_t events = 0;
+    for (const auto &r : file.runs())
+        events += r.events;
+    if (cmd.json) {
+        std::string runs = "[";
+        for (const auto &r : file.runs()) {
+            char line[512];
+            std::snprintf(line, sizeof line,
+                          "%s{\"run\": %d, \"strategy\": \"%s\", \"first_s\": %.17g, \"last_s\": %.17g, "
+                          "\"events\": %llu, \"complete\": %s, \"dropped\": %llu}",
+                          runs.size() > 1 ? ", " : "", r.start.run(), r.start.strategy().c_str(), r.firstTime,
+                          r.lastTime, (unsigned long long)r.events, r.end ? "true" : "false",
+                          (unsigned long long)(r.end ? r.end->dropped() : 0));
+            runs += line;
+        }
+        runs += "]";
+        std::printf("{\"file\": \"%s\", \"bytes\": %llu, \"format\": %u, \"indexed\": %s, \"chunks\": %zu, "
+                    "\"events\": %llu, \"problems\": %zu, \"runs\": %s, \"writer\": %s}\n",
+                    file.path().c_str(), (unsigned long long)file.fileSize(), unsigned(file.formatVersion()),
+                    file.indexed() ? "true" : "false", file.chunks().size(), (unsigned long long)events,
+                    problems.size(), runs.c_str(), file.metadata().empty() ? "null" : file.metadata().c_str());
+    } else {
+        std::printf("file        %s\n", file.path().c_str());
+        std::printf("size        %.3f MB (%llu bytes), format %u, %zu chunks, %s\n", double(file.fileSize()) / 1e6,
+                    (unsigned long long)file.fileSize(), unsigned(file.formatVersion()), file.chunks().size(),
+                    file.indexed() ? "footer index present" : "no footer index (scanned)");
+        std::printf("writer      %s\n", file.metadata().c_str());
+        std::printf("events     %llu in %zu run(s)\n", (unsigned long long)events, file.runs().size());
+        for (const auto &r : file.runs()) {
+            std::printf("  run %d: %-12s %10.3f .. %.3f virtual s (%.3f s), %llu events, %s", r.start.run(),
+                        r.start.strategy().c_str(), r.firstTime, r.lastTime, r.lastTime - r.firstTime,
+                        (unsigned long long)r.events, r.end ? "complete" : "INCOMPLETE (writer stopped)");
+            if (r.end && r.end->dropped())
+                std::printf(", %llu events dropped while recording", (unsigned long long)r.end->dropped());
+            if (r.start.begins_at() > 0)
+                std::printf(", recorded from %.3f s", r.start.begins_at());
+            std::printf("\n");
+        }
+        std::printf("integrity   %s\n", problems.empty() ? "ok: every chunk's checksum and records check out"
+                                                         : "DAMAGED (see warnings)");
+    }
+    printProblems(problems);
+    return problems.empty() ? kExitOk : kExitDamaged;
+}
+
+int runExport(const NodeCommand &cmd) {
+    session::SessionFile file(cmd.recordingPath);
+    std::vector<session::RunData> storage;
+    const auto runs = selectRuns(file, cmd.run, storage);
+    if (!cmd.csvDir.empty()) {
+        const auto files = session::writeCsvSeries(runs, cmd.csvDir);
+        std::printf("CSV series written to %s (%zu files)\n", cmd.csvDir.c_str(), files.size());
+    }
+    if (!cmd.tracePath.empty()) {
+        engine::writeFileAtomically(cmd.tracePath, session::chromeTraceJson(runs));
+        std::printf("Chrome trace written to %s (open it in https://ui.perfetto.dev)\n", cmd.tracePath.c_str());
+    }
+    if (!cmd.reportPath.empty()) {
+        engine::writeFileAtomically(cmd.reportPath, session::reportJson(runs, cmd.recordingPath));
+        std::printf("report written to %s\n", cmd.reportPath.c_str());
+    }
+    printProblems(file.problems());
+    return file.problems().empty() ? kExitOk : kExitDamaged;
+}
+
+int runRerun(const NodeCommand &cmd) {
+    session::SessionFile file(cmd.recordingPath);
+    const int run = cmd.run < 0 ? 0 : cmd.run;
+    if (run >= int(file.runs().size()))
+        throw std::runtime_error(file.path() + ": no run " + std::to_string(run));
+    const auto data = file.readRun(run);
+    printProblems(file.problems());
+    const auto result = session::rerunAndCompare(file.runs()[std::size_t(run)], data, cmd.sim.threads);
+    if (result.identical) {
+        std::printf("identical: %llu of %llu recorded events (%llu metrics) reproduced bit for bit\n",
+                    (unsigned long long)result.compared, (unsigned long long)result.recorded,
+                    (unsigned long long)result.metricsCompared);
+        return kExitOk;
+    }
+    std::printf("DIFFERENT after %llu identical events: %s\n", (unsigned long long)result.compared,
+                result.firstDifference.c_str());
+    return kExitDamaged;
+}
+
+} // namespace synaptic::app

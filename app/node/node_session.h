@@ -1,0 +1,15 @@
+#pragma once
+
+#include "node_cli.h"
+
+// The recording side of synaptic-node (issue 5): sim --record, info, export,
+// rerun. Built only with the session layer (protobuf, zstd); engine-only
+// builds say so instead.
+namespace synaptic::app {
+
+int runSimRecorded(const NodeCommand &cmd);
+int runInfo(const NodeCommand &cmd);
+int runExport(const NodeCommand &cmd);
+int runRerun(const NodeCommand &cmd);
+
+} // namespace synaptic::app

@@ -1,0 +1,71 @@
+#include "cluster_config_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace synaptic::engine {
+
+using nlohmann::json;
+
+namespace {
+
+// The file stores some values in friendlier units (ms, Mbit/s) and the
+// parser divides; pick the unit value whose division gives back exactly the
+// stored double (x * k / k is not always x).
+// `back` is the parser's conversion.
+template <typename Back>
+double inUnits(double value, double shown, Back back) {
+    for (int i = 0; i < 8 && back(shown) != value; ++i)
+        shown = std::nextafter(shown, back(shown) < value ? INFINITY : -INFINITY);
+    return shown;
+}
+
+json linkJson(const LinkSpec &l) {
+    return {{"latency_ms", inUnits(l.latencySeconds, l.latencySeconds * 1e3, [](double ms) { return ms / 1e3; })},
+            {"bandwidth_mbps", inUnits(l.bandwidthBitsPerSecond, l.bandwidthBitsPerSecond / 1e6,
+                                       [](double mbps) { return mbps * 1e6; })},
+            {"loss", l.lossRate}};
+}
+
+} // namespace
+
+std::string clusterConfigToJson(const ClusterConfig &c) {
+    const auto &k = c.knobs;
+    json regions = json::array();
+    for (const auto &r : c.regions) {
+        json edges = json::array();
+        for (const auto &e : r.edges)
+            edges.push_back({{"name", e.name}, {"gflops", e.gflops}});
+        regions.push_back({{"name", r.name}, {"edges", edges}});
+    }
+    json root = {
+        {"seed", c.seed},
+        {"strategy", c.strategy},
+        {"knobs",
+         {{"aggregation_window_steps", k.aggregationWindowSteps},
+          {"aggregation_window_ms", k.aggregationWindowMs},
+          {"center_sync_windows", k.centerSyncWindows},
+          {"wait_for_values", k.waitForValues},
+          {"diloco_local_steps", k.dilocoLocalSteps},
+          {"gossip_steps", k.gossipSteps},
+          {"outer_optimizer", k.outerOptimizer},
+          {"outer_lr", k.outerLearningRate},
+          {"outer_momentum", k.outerMomentum},
+          {"lease_seconds", k.leaseSeconds},
+          {"heartbeat_seconds", k.heartbeatSeconds},
+          {"confidence_threshold", k.confidenceThreshold}}},
+        {"model", {{"batch", c.batchSize}, {"lr", c.learningRate}}},
+        {"data", {{"dir", c.dataDir}, {"partition", c.partition}, {"dirichlet_alpha", c.dirichletAlpha}}},
+        {"evaluation", {{"every_seconds", c.evalEverySeconds}, {"test_subset", c.evalTestSubset}}},
+        {"center", {{"gflops", c.centerGflops}}},
+        {"links",
+         {{"intra_region", linkJson(c.intraRegion)},
+          {"edge_center", linkJson(c.edgeCenter)},
+          {"inter_region", linkJson(c.interRegion)}}},
+        {"regions", regions},
+    };
+    return root.dump(2);
+}
+
+} // namespace synaptic::engine

@@ -1,0 +1,85 @@
+#include "session_rerun.h"
+
+#include "record_codec.h"
+
+#include "core/engine/device.h"
+#include "core/engine/sim/sim_runner.h"
+
+#include <ATen/Parallel.h>
+
+#include <stdexcept>
+
+namespace synaptic::session {
+
+RerunPlan rerunPlan(const RunInfo &run, const RunData &recorded) {
+    const auto &s = run.start;
+    if (s.begins_at() > 0)
+        throw std::runtime_error("run " + std::to_string(s.run()) + " was recorded from virtual second " +
+                                 std::to_string(s.begins_at()) + ", not from its start; it cannot be rerun");
+    RerunPlan plan;
+    plan.config = engine::parseClusterConfig(s.config_json(), "recorded config of run " + std::to_string(s.run()));
+    auto &o = plan.options;
+    o.device = s.device().empty() ? "cpu" : s.device();
+    o.stepsPerEdge = s.steps_per_edge();
+    o.virtualSeconds = s.virtual_seconds();
+    o.targetAccuracy = s.target_accuracy();
+    o.evalEverySamples = s.eval_every_samples();
+    o.evaluateRegions = s.evaluate_regions();
+    o.finalFullEvaluation = s.final_full_evaluation();
+    o.linkReportSeconds = s.link_report_seconds();
+    for (const auto &e : recorded.events) {
+        if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
+            engine::SimCommand command = c->issued;
+            command.at = c->time;
+            command.atBoundary = c->boundary;
+            o.commands.push_back(command);
+        }
+        plan.until = std::max(plan.until, eventTime(e));
+    }
+    // A run stopped by hand has no budget the engine could reach by itself.
+    if (o.stepsPerEdge == 0 && !(o.virtualSeconds > 0))
+        o.virtualSeconds = plan.until + o.linkReportSeconds;
+    plan.threads = s.threads();
+    return plan;
+}
+
+RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads) {
+    RerunPlan plan = rerunPlan(run, recorded);
+    at::set_num_threads(threads > 0 ? threads : std::max(1, plan.threads));
+    const std::string device = engine::resolveDevice(plan.options.device);
+    plan.options.device = device;
+    const engine::SimData data = engine::loadSimData(plan.config, device);
+
+    RerunResult result;
+    result.recorded = recorded.events.size();
+    std::size_t next = 0;
+    engine::Simulation *running = nullptr;
+    plan.options.observer = [&](const engine::SimEvent &e) {
+        if (next >= recorded.events.size() || !result.firstDifference.empty()) {
+            if (running)
+                running->requestStop();
+            return;
+        }
+        const std::string want = engine::describeEvent(recorded.events[next]);
+        const std::string got = engine::describeEvent(e);
+        if (want != got) {
+            result.firstDifference = "event " + std::to_string(next) + ": recorded \"" + want + "\" / rerun \"" +
+                                     got + "\"";
+            return;
+        }
+        ++result.compared;
+        if (std::holds_alternative<engine::MetricEvent>(e))
+            ++result.metricsCompared;
+        ++next;
+    };
+    engine::Simulation sim(plan.config, data.train, data.trainLabels, data.test, plan.options);
+    running = &sim;
+    sim.run();
+    if (result.firstDifference.empty() && next < recorded.events.size())
+        result.firstDifference = "the rerun ended after " + std::to_string(next) + " of " +
+                                 std::to_string(recorded.events.size()) + " recorded events";
+    result.identical = result.firstDifference.empty();
+    return result;
+}
+
+} // namespace synaptic::session
