@@ -3,6 +3,7 @@
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
+#include "core/session/session_recorder.h"
 
 #include <cstdio>
 
@@ -24,6 +25,7 @@ ClusterSession::~ClusterSession() {
             m_sim->requestStop();
     }
     joinWorker();
+    stopRecording(); // finishes the file: end record, index, trailer
 }
 
 void ClusterSession::setBudget(std::uint64_t stepsPerEdge, double virtualSeconds) {
@@ -66,10 +68,18 @@ void ClusterSession::start() {
             o.evaluateRegions = true;
             o.evalEverySamples = evalEvery;
             o.queue = &m_queue;
+            o.observer = [this](const engine::SimEvent &e) { recordEvent(e); };
             auto sim = std::make_shared<engine::Simulation>(config, train, trainSet.labels, test, o);
             {
                 std::lock_guard lock(m_mutex);
                 m_sim = sim;
+                m_options = std::make_shared<engine::SimOptions>(o);
+                {
+                    std::lock_guard rec(m_recMutex);
+                    m_runEnded = false;
+                    if (m_recorder)
+                        attachRecorder();
+                }
                 for (const auto &c : m_early)
                     sim->submit(c);
                 m_early.clear();
@@ -79,6 +89,12 @@ void ClusterSession::start() {
             }
             if (!m_stopRequested) {
                 const auto r = sim->run();
+                {
+                    std::lock_guard rec(m_recMutex);
+                    if (m_recorder && m_recorderAttached)
+                        m_recorder->endRun(r);
+                    m_runEnded = true;
+                }
                 char line[256];
                 std::snprintf(line, sizeof line, "%s: accuracy %.4f after %llu samples, %.2f virtual s",
                               r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds);
@@ -172,6 +188,7 @@ void ClusterSession::drain() {
             summary = m_summary;
             m_sim.reset();
         }
+        stopRecording(); // the run is over: the recording ends with it
         if (!error.empty()) {
             setState(State::Failed);
             Q_EMIT failed(QString::fromStdString(error));

@@ -7,6 +7,7 @@
 #include "core/engine/sim/sim_result.h"
 #include "core/engine/synapse/routing_table.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 #include <QVector>
@@ -22,6 +23,10 @@ Q_DECLARE_METATYPE(std::shared_ptr<const synaptic::engine::RoutingSnapshot>)
 
 namespace synaptic::engine {
 class Simulation;
+struct SimOptions;
+}
+namespace synaptic::session {
+class SessionRecorder;
 }
 
 namespace synaptic::ui {
@@ -51,6 +56,22 @@ public:
     // The latest routing table the GUI has seen (null before the first).
     std::shared_ptr<const engine::RoutingSnapshot> routing() const { return m_routing; }
 
+    // Recording (issue 5): the engine's events from now on go to `path` too,
+    // written by the recorder's own thread, until stopRecording() or the end
+    // of the run. Returns why not (empty on success).
+    QString startRecording(const QString &path);
+    void stopRecording();
+    struct RecordingStatus {
+        bool active = false;
+        QString path;
+        double wallSeconds = 0;
+        quint64 bytes = 0;
+        quint64 events = 0;
+        quint64 dropped = 0;
+        QString error;
+    };
+    RecordingStatus recordingStatus() const;
+
     static constexpr int kCoalesceMs = 40;
     static constexpr std::size_t kQueueCapacity = 200000;
     // The GUI evaluates by samples: at ~1,500 samples/s on a laptop CPU,
@@ -76,11 +97,14 @@ Q_SIGNALS:
     void progress(double virtualSeconds, quint64 samples);
     void finished(const QString &summary);
     void failed(const QString &message);
+    void recordingStopped(const QString &path, const QString &summary);
 
 private:
     void setState(State state);
     void drain();
     void joinWorker();
+    void recordEvent(const engine::SimEvent &event); // engine thread
+    void attachRecorder();                           // m_mutex and m_recMutex held, m_sim set
 
     engine::ClusterConfig m_config;
     std::uint64_t m_stepsPerEdge = 0;
@@ -102,6 +126,15 @@ private:
     std::vector<engine::SimCommand> m_early;   // guarded by m_mutex: submitted before the engine was up
     double m_speed = 0;                        // guarded by m_mutex
     bool m_paused = false;                     // guarded by m_mutex
+    std::shared_ptr<engine::SimOptions> m_options; // guarded by m_mutex: what m_sim was built with
+
+    // Recording. Lock order: m_mutex before m_recMutex.
+    mutable std::mutex m_recMutex;
+    std::shared_ptr<session::SessionRecorder> m_recorder; // guarded by m_recMutex
+    bool m_recorderAttached = false;                      // guarded by m_recMutex: beginRun() done
+    bool m_runEnded = false;                              // guarded by m_recMutex: endRun() done
+    QString m_recordPath;
+    QElapsedTimer m_recordClock;
 };
 
 } // namespace synaptic::ui

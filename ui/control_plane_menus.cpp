@@ -27,6 +27,8 @@ void ControlPlaneWindow::buildMenus() {
     auto *run = menuBar()->addMenu(tr("&Run"));
     auto *toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName("runToolbar");
+    m_runMenu = run;
+    m_runToolbar = toolbar;
     auto add = [&](const QString &text, const QKeySequence &key, auto slot) {
         auto *a = run->addAction(text, key, this, slot);
         toolbar->addAction(a);
@@ -45,6 +47,7 @@ void ControlPlaneWindow::buildMenus() {
     connect(speed, &QComboBox::currentIndexChanged, this,
             [this, speed](int i) { m_session->setSpeed(speed->itemData(i).toDouble()); });
     toolbar->addWidget(speed);
+    buildRecordControls(toolbar);
 
     auto *edit = menuBar()->addMenu(tr("&Edit"));
     auto *undo = m_controls->undoStack()->createUndoAction(this, tr("&Undo"));
@@ -85,6 +88,27 @@ void ControlPlaneWindow::buildFileMenu() {
         const auto config = dialog.config();
         launch(new ControlPlaneWindow(config, tr("%1 × %2 edges").arg(config.regions.size())
                                                   .arg(config.regions.front().edges.size())));
+    });
+    file->addAction(tr("Open &recording..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), recordingsFolder(),
+                                                          tr("Synaptic recording (*.synrec);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        QString error;
+        if (auto *w = openRecording(path, this, &error)) {
+            w->setAttribute(Qt::WA_DeleteOnClose);
+            w->show();
+        } else if (!error.isEmpty()) {
+            QMessageBox::warning(this, tr("Cannot open recording"), error);
+        }
+    });
+    file->addAction(tr("Record &to..."), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Record session to"), recordingsFolder(),
+                                                          tr("Synaptic recording (*.synrec)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = startRecording(path); !error.isEmpty())
+            QMessageBox::warning(this, tr("Cannot record"), error);
     });
     file->addSeparator();
     file->addAction(tr("&Close window"), QKeySequence::Close, this, &QWidget::close);

@@ -11,7 +11,10 @@
 
 #include <memory>
 
+class QAction;
 class QLabel;
+class QMenu;
+class QToolBar;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QStringListModel;
@@ -23,6 +26,8 @@ namespace synaptic::ui {
 class ChartFeeder;
 class ChartPanel;
 class ControlPanel;
+class ReplayController;
+struct ReplayRecording;
 class FaultPanel;
 class RoutingTableModel;
 class ShardMapModel;
@@ -72,6 +77,26 @@ public:
     // returns the new window, or null with the reason in `error`.
     static ControlPlaneWindow *openConfig(const QString &path, QString *error);
 
+    // Replay (issue 5). openRecording() reads a recording's run with a
+    // cancellable progress dialog (`dialogParent` may be null) and returns a
+    // window that replays it, or null with the reason in `error` (empty if
+    // the user cancelled). The window's views are the live ones; the run
+    // controls and the panels that send commands are disabled.
+    static ControlPlaneWindow *openRecording(const QString &path, QWidget *dialogParent, QString *error, int run = 0);
+    static ControlPlaneWindow *replayWindow(ReplayRecording recording);
+    ReplayController *replay() const { return m_replay; }
+    // Empties every view, as before the first event (a replay scrubbing back).
+    void resetViews();
+    void setReplayTime(double t);
+
+    // Recording (issue 5): the record button; a default file in the
+    // recordings folder (QStandardPaths) when `path` is empty. Returns why
+    // not (empty on success).
+    QString startRecording(const QString &path = {});
+    void stopRecording();
+    static QString recordingsFolder();
+    QAction *recordAction() const { return m_recordAction; }
+
 public Q_SLOTS:
     void start();
     void resetLayout();
@@ -91,6 +116,9 @@ private:
     void buildMenus();
     void buildFileMenu();
     void buildHelpAndViewMenus();
+    void buildRecordControls(QToolBar *toolbar);
+    void updateRecordingStatus();
+    void enterReplay(ReplayRecording recording);
     void applyCommandToTopology(const engine::CommandEvent &command);
     void applyLinkBytes(const engine::LinkBytesEvent &bytes);
     void updateNodeDetails();
@@ -138,6 +166,12 @@ private:
     QStringList m_pendingLog;
     bool m_ownersChanged = false; // a routing event since the node tooltips were computed
     QTimer m_logTimer; // single shot: flushLog() after kLogFlushMs
+    ReplayController *m_replay = nullptr;
+    QAction *m_recordAction = nullptr;
+    QLabel *m_recordStatus = nullptr;
+    QTimer m_recordTimer; // refreshes m_recordStatus while recording
+    QToolBar *m_runToolbar = nullptr;
+    QMenu *m_runMenu = nullptr;
     static constexpr int kLogFlushMs = 200;
 };
 

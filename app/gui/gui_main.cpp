@@ -4,6 +4,7 @@
 
 #include "ui/control_plane_window.h"
 #include "ui/main_window.h"
+#include "ui/replay/replay_controller.h"
 #include "synaptic_version.h"
 
 #include <QApplication>
@@ -37,7 +38,20 @@ int main(int argc, char **argv) {
     }
 
     std::unique_ptr<QMainWindow> window;
-    if (options.trainMode) {
+    if (!options.replayPath.isEmpty()) {
+        QString error;
+        auto *w = synaptic::ui::ControlPlaneWindow::openRecording(options.replayPath, nullptr, &error,
+                                                                   options.replayRun);
+        if (!w) {
+            std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error.isEmpty() ? "cancelled" : error));
+            return 1;
+        }
+        window.reset(w);
+        if (options.replaySeek >= 0)
+            w->replay()->seek(options.replaySeek);
+        if (options.replayPlay)
+            w->replay()->play();
+    } else if (options.trainMode) {
         auto *w = new synaptic::ui::MainWindow(options.train);
         window.reset(w);
         if (options.autostart)
@@ -49,6 +63,13 @@ int main(int argc, char **argv) {
             w->session().submit(c); // each waits for its virtual time
         if (!options.layoutPath.isEmpty()) {
             const QString error = w->loadLayout(options.layoutPath);
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
+                return 2;
+            }
+        }
+        if (!options.recordPath.isEmpty()) {
+            const QString error = w->startRecording(options.recordPath);
             if (!error.isEmpty()) {
                 std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
                 return 2;

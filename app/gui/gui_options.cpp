@@ -32,6 +32,11 @@ void addGuiOptions(QCommandLineParser &p) {
         {"no-autostart", "Open the window without starting training."},
         {"screenshot", "Save a PNG of the window after --after seconds, then exit.", "FILE"},
         {"after", "Seconds before --screenshot (default 5).", "SECONDS"},
+        {"record", "Record the session to FILE (replay it with --replay or synaptic-node info/export).", "FILE"},
+        {"replay", "Replay a recording instead of running a cluster.", "FILE"},
+        {"run", "With --replay: which run of the recording (default 0).", "N"},
+        {"seek", "With --replay: start at this virtual second.", "SECONDS"},
+        {"play", "With --replay: start playing at once."},
     });
 }
 
@@ -84,6 +89,24 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     o.autostart = !p.isSet("no-autostart");
     o.screenshotPath = p.value("screenshot");
     if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after", 0.0, 86400.0);
+    o.recordPath = p.value("record");
+    o.replayPath = p.value("replay");
+    if (p.isSet("run")) o.replayRun = int(number(p, "run", 0, 1 << 20));
+    if (p.isSet("seek")) o.replaySeek = real(p, "seek", 0.0, 1e12);
+    o.replayPlay = p.isSet("play");
+    if (o.replayPath.isEmpty()) {
+        for (const char *flag : {"run", "seek", "play"})
+            if (p.isSet(flag))
+                throw engine::ConfigError(std::string("--") + flag, "is a replay flag: use it with --replay FILE");
+    } else {
+        for (const char *flag : {"train", "record", "commands", "steps", "config", "strategy", "seed"})
+            if (p.isSet(flag))
+                throw engine::ConfigError(std::string("--") + flag, "cannot be used with --replay (a recording "
+                                                                   "brings its own config and commands)");
+        return o;
+    }
+    if (o.trainMode && !o.recordPath.isEmpty())
+        throw engine::ConfigError("--record", "records a cluster session; --train has nothing to record");
     if (!o.trainMode) {
         for (const char *flag : {"epochs", "subset", "test-subset", "batch", "lr", "eval-every"})
             if (p.isSet(flag))

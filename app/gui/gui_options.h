@@ -25,6 +25,11 @@ struct GuiOptions {
     bool autostart = true;
     QString screenshotPath;
     double screenshotAfterSeconds = 5;
+    QString recordPath;   // --record FILE
+    QString replayPath;   // --replay FILE: replay instead of running
+    int replayRun = 0;
+    double replaySeek = -1; // < 0: the run's start
+    bool replayPlay = false;
 };
 
 void addGuiOptions(QCommandLineParser &parser);

@@ -278,7 +278,7 @@ void SessionRecorder::record(const engine::SimEvent &event) {
     }
 }
 
-void SessionRecorder::endRun(const engine::StrategyResult &result) {
+void SessionRecorder::endRun(const engine::StrategyResult &result, bool finished) {
     auto &d = *m_impl;
     auto end = std::make_shared<pb::RunEnd>();
     end->set_run(d.runs - 1);
@@ -289,7 +289,8 @@ void SessionRecorder::endRun(const engine::StrategyResult &result) {
     end->set_samples(result.samples);
     end->set_final_accuracy(result.finalAccuracy);
     end->set_stopped(result.stoppedEarly);
-    end->set_report_json(engine::strategyResultJson(result));
+    if (finished)
+        end->set_report_json(engine::strategyResultJson(result));
     d.queue.push(RunEndItem{std::move(end)});
     d.sim = nullptr;
 }

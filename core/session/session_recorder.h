@@ -18,8 +18,8 @@ struct RecorderOptions {
     double chunkWallSeconds = 2.0;         // a chunk is written at least this often: what a crash can lose
     std::size_t chunkRawBytes = 1u << 20;  // ...or once it holds this much
     double keyframeEverySeconds = 10;      // virtual seconds between keyframes
-    double routingEverySeconds = 1.0;      // virtual seconds between routing-table samples...
-    double routingEveryWallSeconds = 2.0;  // ...or wall seconds, whichever comes first (slow live runs)
+    double routingEverySeconds = 0.25;     // virtual seconds between routing-table samples...
+    double routingEveryWallSeconds = 1.0;  // ...or wall seconds, whichever comes first (slow live runs)
 };
 
 struct RecorderStats {
@@ -52,7 +52,9 @@ public:
     void beginRun(const engine::ClusterConfig &config, const engine::SimOptions &options,
                   const engine::Simulation *sim);
     void record(const engine::SimEvent &event);
-    void endRun(const engine::StrategyResult &result);
+    // `finished` false: the recording stopped before the run did (the GUI's
+    // record button); the end record then carries no sim report.
+    void endRun(const engine::StrategyResult &result, bool finished = true);
     // An observer for SimOptions::observer that calls record().
     std::function<void(const engine::SimEvent &)> observer();
 

@@ -1,0 +1,99 @@
+// ClusterSession's record button (issue 5): the engine thread hands each
+// event to a SessionRecorder, which only queues it; the recorder's own
+// thread compresses and writes. Starting and stopping may happen at any
+// point of a run, from the GUI thread.
+#include "cluster_session.h"
+
+#include "core/engine/sim/simulation.h"
+#include "core/session/session_recorder.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace synaptic::ui {
+
+void ClusterSession::recordEvent(const engine::SimEvent &event) {
+    std::lock_guard lock(m_recMutex);
+    if (m_recorder && m_recorderAttached)
+        m_recorder->record(event);
+}
+
+void ClusterSession::attachRecorder() {
+    m_recorder->beginRun(m_config, *m_options, m_sim.get());
+    m_recorderAttached = true;
+}
+
+QString ClusterSession::startRecording(const QString &path) {
+    stopRecording();
+    const QFileInfo info(path);
+    if (!QDir().mkpath(info.absolutePath()))
+        return tr("%1: cannot create the folder").arg(info.absolutePath());
+    std::shared_ptr<session::SessionRecorder> recorder;
+    try {
+        recorder = std::make_shared<session::SessionRecorder>(path.toStdString(), "synaptic");
+    } catch (const std::exception &e) {
+        return QString::fromStdString(e.what());
+    }
+    std::lock_guard lock(m_mutex);
+    std::lock_guard rec(m_recMutex);
+    m_recorder = std::move(recorder);
+    m_recorderAttached = false;
+    m_recordPath = path;
+    m_recordClock.start();
+    // A run in progress is joined now (the file then starts mid-run);
+    // otherwise the engine thread attaches it when the run is built.
+    if (m_sim && !m_runEnded)
+        attachRecorder();
+    return {};
+}
+
+void ClusterSession::stopRecording() {
+    std::shared_ptr<engine::Simulation> sim;
+    {
+        std::lock_guard lock(m_mutex);
+        sim = m_sim;
+    }
+    std::shared_ptr<session::SessionRecorder> recorder;
+    {
+        std::lock_guard rec(m_recMutex);
+        recorder = std::move(m_recorder);
+        m_recorder.reset();
+        if (recorder && m_recorderAttached && !m_runEnded && sim) {
+            engine::StrategyResult partial;
+            partial.strategy = m_config.strategy;
+            partial.virtualSeconds = sim->virtualNow();
+            partial.samples = sim->samplesNow();
+            partial.stoppedEarly = "the recording was stopped before the run ended";
+            recorder->endRun(partial, false);
+        }
+        m_recorderAttached = false;
+    }
+    if (!recorder)
+        return;
+    recorder->close(); // joins the writer: the file is complete when this returns
+    const auto s = recorder->stats();
+    QString summary = tr("%1 events, %2 MB").arg(s.events).arg(double(s.bytes) / 1e6, 0, 'f', 2);
+    if (s.dropped)
+        summary += tr(", %1 dropped (the disk could not keep up)").arg(s.dropped);
+    if (!s.error.empty())
+        summary += tr(", stopped by an error: %1").arg(QString::fromStdString(s.error));
+    Q_EMIT recordingStopped(m_recordPath, summary);
+}
+
+ClusterSession::RecordingStatus ClusterSession::recordingStatus() const {
+    RecordingStatus status;
+    std::lock_guard rec(m_recMutex);
+    if (!m_recorder)
+        return status;
+    const auto s = m_recorder->stats();
+    status.active = true;
+    status.path = m_recordPath;
+    status.wallSeconds = m_recordClock.elapsed() / 1e3;
+    status.bytes = s.bytes;
+    status.events = s.events;
+    status.dropped = s.dropped;
+    status.error = QString::fromStdString(s.error);
+    return status;
+}
+
+} // namespace synaptic::ui

@@ -1,0 +1,101 @@
+// The control plane as a replay of a recording (issue 5): the same window,
+// views and ingest path as a live run, fed by a ReplayController.
+#include "control_plane_window.h"
+
+#include "models/routing_table_model.h"
+#include "models/shard_map_model.h"
+#include "panels/control_panel.h"
+#include "replay/replay_controller.h"
+#include "replay/timeline_bar.h"
+#include "telemetry/chart_feeder.h"
+#include "topology/topology_view.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QMenu>
+#include <QProgressDialog>
+#include <QStatusBar>
+#include <QStringListModel>
+#include <QToolBar>
+#include <QTreeView>
+
+namespace synaptic::ui {
+
+ControlPlaneWindow *ControlPlaneWindow::openRecording(const QString &path, QWidget *dialogParent, QString *error,
+                                                      int run) {
+    QProgressDialog progress(tr("Reading %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 1000,
+                             dialogParent);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300); // only long opens show it
+    try {
+        ReplayRecording recording = loadRecording(path, run, [&](double f) {
+            progress.setValue(int(f * 1000));
+            QApplication::processEvents();
+            return !progress.wasCanceled();
+        });
+        progress.setValue(1000);
+        return replayWindow(std::move(recording));
+    } catch (const session::Cancelled &) {
+        error->clear();
+    } catch (const std::exception &e) {
+        *error = QString::fromStdString(e.what());
+    }
+    return nullptr;
+}
+
+ControlPlaneWindow *ControlPlaneWindow::replayWindow(ReplayRecording recording) {
+    const QString name = tr("replay of %1").arg(QFileInfo(recording.path).fileName());
+    auto *w = new ControlPlaneWindow(recording.config, name);
+    w->enterReplay(std::move(recording));
+    return w;
+}
+
+void ControlPlaneWindow::enterReplay(ReplayRecording recording) {
+    // Nothing here may reach an engine: there is none.
+    m_runToolbar->setEnabled(false);
+    for (auto *a : m_runMenu->actions())
+        a->setEnabled(false);
+    m_controls->setEnabled(false);
+    m_faults->setEnabled(false);
+    m_shardView->setDragEnabled(false);
+    m_shardView->setAcceptDrops(false);
+
+    QString problems;
+    for (const auto &p : recording.problems)
+        problems += tr("\nbyte %1: %2").arg(p.offset).arg(QString::fromStdString(p.what));
+    const QString run = recording.runCount > 1 ? tr(" run %1 of %2").arg(recording.run).arg(recording.runCount)
+                                               : QString();
+    setWindowTitle(tr("Synaptic — replay of %1%2 (%3)")
+                       .arg(QFileInfo(recording.path).fileName(), run,
+                            QString::fromStdString(recording.info.start.strategy())));
+    m_replay = new ReplayController(std::move(recording), this);
+    auto *timeline = new TimelineBar(m_replay, this);
+    addToolBarBreak();
+    addToolBar(Qt::BottomToolBarArea, timeline);
+    connect(m_replay, &ReplayController::positionChanged, this, [this](double) { flushLog(); });
+    m_replay->seek(m_replay->begin());
+    if (!problems.isEmpty())
+        statusBar()->showMessage(tr("the recording is damaged; read what could be read:%1").arg(problems));
+}
+
+void ControlPlaneWindow::resetViews() {
+    m_feeder->clear();
+    m_log->setStringList({});
+    m_pendingLog.clear();
+    m_linkInterval = -1;
+    m_linkRates.clear();
+    m_edgeModes.clear();
+    m_topology->setTopology(m_regionNames, m_edgeNames, m_regionOfEdge);
+    m_shardMap->setTopology(m_edgeNames, m_regionOfEdge, m_regionNames);
+    m_virtualTime = 0;
+    m_samples = 0;
+    m_globalAccuracy = 0;
+    m_ownersChanged = true;
+}
+
+void ControlPlaneWindow::setReplayTime(double t) {
+    m_virtualTime = t;
+    updateProgress();
+}
+
+} // namespace synaptic::ui
