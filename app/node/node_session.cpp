@@ -15,9 +15,9 @@ namespace synaptic::app {
 
 namespace {
 
-void printProblems(const std::vector<session::ReadProblem> &problems) {
+void printProblems(const std::string &path, const std::vector<session::ReadProblem> &problems) {
     for (const auto &p : problems)
-        std::fprintf(stderr, "synaptic-node: warning: %s: byte %llu: %s\n", "recording",
+        std::fprintf(stderr, "synaptic-node: warning: %s: byte %llu: %s\n", path.c_str(),
                      (unsigned long long)p.offset, p.what.c_str());
 }
 
@@ -111,7 +111,7 @@ int runInfo(const NodeCommand &cmd) {
         std::printf("integrity   %s\n", problems.empty() ? "ok: every chunk's checksum and records check out"
                                                          : "DAMAGED (see warnings)");
     }
-    printProblems(problems);
+    printProblems(file.path(), problems);
     return problems.empty() ? kExitOk : kExitDamaged;
 }
 
@@ -131,7 +131,7 @@ int runExport(const NodeCommand &cmd) {
         engine::writeFileAtomically(cmd.reportPath, session::reportJson(runs, cmd.recordingPath));
         std::printf("report written to %s\n", cmd.reportPath.c_str());
     }
-    printProblems(file.problems());
+    printProblems(file.path(), file.problems());
     return file.problems().empty() ? kExitOk : kExitDamaged;
 }
 
@@ -141,7 +141,7 @@ int runRerun(const NodeCommand &cmd) {
     if (run >= int(file.runs().size()))
         throw std::runtime_error(file.path() + ": no run " + std::to_string(run));
     const auto data = file.readRun(run);
-    printProblems(file.problems());
+    printProblems(file.path(), file.problems());
     const auto result = session::rerunAndCompare(file.runs()[std::size_t(run)], data, cmd.sim.threads);
     if (result.identical) {
         std::printf("identical: %llu of %llu recorded events (%llu metrics) reproduced bit for bit\n",
