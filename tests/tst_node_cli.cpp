@@ -70,6 +70,17 @@ private Q_SLOTS:
         QTest::newRow("sim bad commands") << QStringList{"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") +
                                                          "/tiny_cluster.json", "--commands", "/nonexistent.json"}
                                           << 2 << "/nonexistent.json: cannot open";
+        QTest::newRow("info without file") << QStringList{"info"} << 2 << "info: needs a recording file";
+        QTest::newRow("info flag for file") << QStringList{"info", "--json"} << 2 << "info: needs a recording file";
+        QTest::newRow("export nothing") << QStringList{"export", "x.synrec"} << 2 << "export: nothing to write";
+        QTest::newRow("rerun bad run") << QStringList{"rerun", "x.synrec", "--run", "one"} << 2
+                                       << "--run: expects a number";
+        QTest::newRow("info missing file") << QStringList{"info", "/nonexistent.synrec"} << 1
+                                           << "/nonexistent.synrec: cannot open the recording";
+        QTest::newRow("unwritable recording")
+            << QStringList{"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json",
+                           "--steps", "1", "--record", "/nonexistent/dir/r.synrec"}
+            << 1 << "/nonexistent/dir/r.synrec: cannot create the recording";
         QTest::newRow("unwritable report")
             << QStringList{"train", "--subset", "64", "--test-subset", "64", "--report", "/nonexistent/dir/r.json"} << 1
             << "/nonexistent/dir/r.json";
