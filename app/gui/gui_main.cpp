@@ -47,10 +47,13 @@ int main(int argc, char **argv) {
             return 1;
         }
         window.reset(w);
-        if (options.replaySeek >= 0)
-            w->replay()->seek(options.replaySeek);
-        if (options.replayPlay)
-            w->replay()->play();
+        // Once shown, so the views (the log's scroll position) lay out at the seeked time.
+        QTimer::singleShot(0, w, [w, options] {
+            if (options.replaySeek >= 0)
+                w->replay()->seek(options.replaySeek);
+            if (options.replayPlay)
+                w->replay()->play();
+        });
     } else if (options.trainMode) {
         auto *w = new synaptic::ui::MainWindow(options.train);
         window.reset(w);

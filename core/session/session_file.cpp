@@ -143,11 +143,8 @@ void SessionFile::scan(const Progress &progress) {
 }
 
 std::vector<pb::Record> SessionFile::records(const ChunkInfo &info) {
-    if (!m_indexed) {
-        const auto it = std::find_if(m_scanned.begin(), m_scanned.end(),
-                                     [&](const Chunk &c) { return c.offset == info.offset; });
-        return parseRecords(it->raw);
-    }
+    if (!m_indexed) // the scan kept every chunk, in the same order as m_chunks
+        return parseRecords(m_scanned[std::size_t(&info - m_chunks.data())].raw);
     return parseRecords(m_reader->read(info.offset).raw);
 }
 
