@@ -16,7 +16,9 @@ constexpr char kTrailerMagic[8] = {'S', 'Y', 'N', 'I', 'D', 'X', '\r', '\n'};
 constexpr std::size_t kHeader = sizeof kMagic + 2 + 2 + 4;
 constexpr std::size_t kChunkHeader = 4 + 4 + 4 + 4 + 8 + 8;
 constexpr std::size_t kTrailer = 8 + sizeof kTrailerMagic;
-constexpr std::uint32_t kMaxChunk = 256u << 20; // a length beyond this is corruption, not data
+// A length beyond this is corruption, not data: the writer closes a chunk at
+// 1 MiB of records, so only one enormous record could come near it.
+constexpr std::uint32_t kMaxChunk = 64u << 20;
 constexpr int kZstdLevel = 3;
 
 template <typename T>
@@ -105,6 +107,12 @@ Decoded decode(const char *p, std::size_t available, std::uint64_t offset) {
         d.problem = "chunk claims an impossible size; chunk skipped";
         return d;
     }
+    // The zstd frame must say the same size as the header before anything is
+    // allocated: a small chunk must not make the reader inflate a bomb.
+    if (ZSTD_getFrameContentSize(stored, storedLength) != rawLength) {
+        d.problem = "chunk's compressed frame does not match its stated size; chunk skipped";
+        return d;
+    }
     d.chunk.raw.resize(rawLength);
     const std::size_t n = ZSTD_decompress(d.chunk.raw.data(), d.chunk.raw.size(), stored, storedLength);
     if (ZSTD_isError(n) || n != rawLength) {
@@ -122,7 +130,7 @@ std::optional<std::uint64_t> trailerOffset(const char *last16, std::uint64_t fil
     if (std::memcmp(last16 + 8, kTrailerMagic, sizeof kTrailerMagic) != 0)
         return std::nullopt;
     const auto offset = get<std::uint64_t>(last16);
-    if (offset < firstChunk || offset + kChunkHeader > fileSize - kTrailer)
+    if (offset < firstChunk || offset > fileSize || fileSize - offset < kChunkHeader + kTrailer)
         return std::nullopt;
     return offset;
 }
@@ -226,6 +234,7 @@ Chunk ChunkReader::read(std::uint64_t offset) {
     Decoded d = decode(bytes.data(), bytes.size(), offset);
     if (!d.ok)
         throw ChunkError(offset, d.problem);
+    d.chunk.size = d.size;
     return std::move(d.chunk);
 }
 

@@ -48,6 +48,7 @@ struct Chunk {
     std::uint64_t offset = 0; // of the chunk's first byte in the file
     double firstTime = 0;
     double lastTime = 0;
+    std::uint64_t size = 0;   // bytes in the file, header included (ChunkReader::read)
     std::string raw;          // decompressed
 };
 
@@ -69,11 +70,13 @@ struct ChunkFile {
 class ChunkError : public std::runtime_error {
 public:
     ChunkError(std::uint64_t offset, const std::string &what)
-        : std::runtime_error("byte " + std::to_string(offset) + ": " + what), m_offset(offset) {}
+        : std::runtime_error("byte " + std::to_string(offset) + ": " + what), m_offset(offset), m_problem(what) {}
     std::uint64_t offset() const { return m_offset; }
+    const std::string &problem() const { return m_problem; } // what() without the offset
 
 private:
     std::uint64_t m_offset;
+    std::string m_problem;
 };
 
 // Random access for seeking: the header on open, then any chunk by offset.

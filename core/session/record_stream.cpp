@@ -3,6 +3,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/delimited_message_util.h>
 
+#include <cstdint>
 #include <stdexcept>
 
 namespace synaptic::session {
@@ -15,17 +16,24 @@ void appendRecord(std::string &raw, const pb::Record &record) {
 std::vector<pb::Record> parseRecords(const std::string &raw) {
     std::vector<pb::Record> records;
     google::protobuf::io::ArrayInputStream in(raw.data(), int(raw.size()));
-    for (;;) {
+    for (std::size_t index = 0;; ++index) {
         const auto position = in.ByteCount();
+        auto where = [&] { return "record " + std::to_string(index) + " at chunk byte " + std::to_string(position); };
+        // Every record the writer makes has a payload: an empty one is
+        // corruption (and a run of zero bytes would otherwise be millions).
+        if (position < static_cast<std::int64_t>(raw.size()) && raw[std::size_t(position)] == '\0')
+            throw std::runtime_error(where() + " is empty");
         pb::Record record;
         bool cleanEof = false;
         if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&record, &in, &cleanEof)) {
             if (cleanEof)
                 break;
-            throw std::runtime_error("record " + std::to_string(records.size()) + " at chunk byte " +
-                                     std::to_string(position) + " is cut or malformed");
+            throw std::runtime_error(where() + " is cut or malformed");
         }
-        records.push_back(std::move(record));
+        // A newer writer's record kinds are skipped, not kept: forward
+        // compatible, and memory stays bounded by what this build uses.
+        if (record.payload_case() != pb::Record::PAYLOAD_NOT_SET)
+            records.push_back(std::move(record));
     }
     return records;
 }

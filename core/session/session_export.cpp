@@ -48,8 +48,10 @@ std::vector<std::string> nodeNames(const RunInfo &run) {
     return names;
 }
 
-std::string nodeName(const std::vector<std::string> &names, int node) {
-    return node >= 0 && node < int(names.size()) ? names[std::size_t(node)] : "node " + std::to_string(node);
+// 64-bit: `edge + 1` of a recorded (hostile) INT_MAX must not overflow.
+std::string nodeName(const std::vector<std::string> &names, std::int64_t node) {
+    return node >= 0 && node < std::int64_t(names.size()) ? names[std::size_t(node)]
+                                                          : "node " + std::to_string(node);
 }
 
 class CsvFile {
@@ -104,14 +106,14 @@ std::vector<std::string> writeCsvSeries(const std::vector<ExportRun> &runs, cons
                 checks.row(t + std::to_string(c->round) + "," + std::to_string(c->checked) + "," +
                            std::to_string(c->mismatches) + "," + num(c->maxDrift));
             else if (const auto *le = std::get_if<engine::LeaseEvent>(&e))
-                leases.row(t + quoted(nodeName(names, le->edge + 1)) + "," + le->mode + "," +
+                leases.row(t + quoted(nodeName(names, std::int64_t(le->edge) + 1)) + "," + quoted(le->mode) + "," +
                            std::to_string(le->epoch));
             else if (const auto *co = std::get_if<engine::CommandEvent>(&e))
                 commands.row(t + quoted(co->command) + "," + (co->applied ? "1" : "0") + "," + quoted(co->detail));
             else if (const auto *ro = std::get_if<engine::RoutingEvent>(&e))
                 routing.row(t + std::to_string(ro->shard) + "," + std::to_string(ro->region) + "," +
-                            quoted(nodeName(names, ro->owner + 1)) + "," + std::to_string(ro->revision) + "," +
-                            ro->reason);
+                            quoted(nodeName(names, std::int64_t(ro->owner) + 1)) + "," + std::to_string(ro->revision) + "," +
+                            quoted(ro->reason));
         }
     }
     std::vector<std::string> written;
@@ -152,7 +154,7 @@ std::string chromeTraceJson(const std::vector<ExportRun> &runs) {
             if (const auto *le = std::get_if<engine::LeaseEvent>(&e)) {
                 if (auto it = openLease.find(le->edge); it != openLease.end())
                     events.push_back({{"ph", "X"}, {"name", it->second.second}, {"cat", "lease"}, {"pid", pid},
-                                      {"tid", le->edge + 1}, {"ts", us(it->second.first)},
+                                      {"tid", std::int64_t(le->edge) + 1}, {"ts", us(it->second.first)},
                                       {"dur", us(t - it->second.first)}});
                 openLease[le->edge] = {t, le->mode};
             } else if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
@@ -185,7 +187,7 @@ std::string chromeTraceJson(const std::vector<ExportRun> &runs) {
         for (const auto &[node, unused] : std::map<int, double>(egress))
             flushEgress(node);
         for (const auto &[edge, open] : openLease)
-            events.push_back({{"ph", "X"}, {"name", open.second}, {"cat", "lease"}, {"pid", pid}, {"tid", edge + 1},
+            events.push_back({{"ph", "X"}, {"name", open.second}, {"cat", "lease"}, {"pid", pid}, {"tid", std::int64_t(edge) + 1},
                               {"ts", us(open.first)}, {"dur", us(end - open.first)}});
     }
     return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";

@@ -12,6 +12,13 @@ namespace {
 
 bool keepGoing(const SessionFile::Progress &progress, double fraction) { return !progress || progress(fraction); }
 
+// A reader problem's text; a ChunkError's offset is already the problem's.
+std::string problemText(const std::exception &e) {
+    if (const auto *c = dynamic_cast<const ChunkError *>(&e))
+        return c->problem();
+    return e.what();
+}
+
 double recordTime(const pb::Record &r) {
     switch (r.payload_case()) {
     case pb::Record::kEvent: return r.event().time();
@@ -34,7 +41,7 @@ SessionFile::SessionFile(const std::string &path, const Progress &progress)
             loadIndex(recs[0].index());
             m_indexed = true;
         } catch (const std::exception &e) {
-            problem(*at, std::string("footer index unreadable (") + e.what() + "); scanned the file instead");
+            problem(*at, "footer index unreadable (" + problemText(e) + "); scanned the file instead");
         }
     } else {
         problem(m_reader->fileSize(),
@@ -101,7 +108,7 @@ void SessionFile::scan(const Progress &progress) {
         try {
             recs = parseRecords(chunk.raw);
         } catch (const std::exception &e) {
-            problem(chunk.offset, e.what());
+            problem(chunk.offset, problemText(e));
             continue;
         }
         if (recs.size() == 1 && recs[0].has_index())
@@ -138,13 +145,11 @@ void SessionFile::scan(const Progress &progress) {
         ri.lastTime = std::max(ri.lastTime, info.lastTime);
         ri.events += info.events;
         m_chunks.push_back(info);
-        m_scanned.push_back(std::move(chunk));
+        chunk.raw = std::string(); // read again on demand: a scan must not hold the whole file inflated
     }
 }
 
 std::vector<pb::Record> SessionFile::records(const ChunkInfo &info) {
-    if (!m_indexed) // the scan kept every chunk, in the same order as m_chunks
-        return parseRecords(m_scanned[std::size_t(&info - m_chunks.data())].raw);
     return parseRecords(m_reader->read(info.offset).raw);
 }
 
@@ -165,7 +170,7 @@ RunData SessionFile::readRun(int run, const Progress &progress) {
         try {
             recs = records(c);
         } catch (const std::exception &e) {
-            problem(c.offset, e.what());
+            problem(c.offset, problemText(e));
             continue;
         }
         for (const auto &r : recs) {
@@ -176,7 +181,7 @@ RunData SessionFile::readRun(int run, const Progress &progress) {
                 try {
                     data.routing.push_back({r.routing().time(), fromProto(r.routing())});
                 } catch (const std::exception &e) {
-                    problem(c.offset, e.what());
+                    problem(c.offset, problemText(e));
                 }
             }
         }
@@ -204,7 +209,7 @@ SessionState SessionFile::stateAt(int run, double t) {
         try {
             recs = records(*chunks[i]);
         } catch (const std::exception &e) {
-            problem(chunks[i]->offset, e.what());
+            problem(chunks[i]->offset, problemText(e));
             continue;
         }
         for (const auto &r : recs) {
@@ -238,7 +243,7 @@ std::vector<ReadProblem> SessionFile::verify(const Progress &progress) {
                 if (r.has_routing())
                     fromProto(r.routing());
         } catch (const std::exception &e) {
-            problem(m_chunks[i].offset, e.what());
+            problem(m_chunks[i].offset, problemText(e));
         }
     }
     return m_problems;

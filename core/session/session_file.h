@@ -97,7 +97,6 @@ private:
     std::vector<ChunkInfo> m_chunks;
     std::vector<RunInfo> m_runs;
     std::vector<ReadProblem> m_problems;
-    std::vector<Chunk> m_scanned; // an unindexed file's chunks, kept from the scan
 };
 
 } // namespace synaptic::session
