@@ -65,8 +65,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 struct Options {
     std::string config = SYNAPTIC_DEFAULT_CONFIG;
     int threads = 2;
-    std::uint64_t steps = 4;       // steps per edge of each overhead run
-    int pairs = 20;
+    std::uint64_t steps = 16;      // steps per edge of each overhead run
+    int pairs = 40;
     std::uint64_t warmupSteps = 4;
     double sizeSeconds = 3;        // virtual seconds of the real-speed size run
     double hourSeconds = 3600;
