@@ -81,6 +81,25 @@ private Q_SLOTS:
             << QStringList{"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json",
                            "--steps", "1", "--record", "/nonexistent/dir/r.synrec"}
             << 1 << "/nonexistent/dir/r.synrec: cannot create the recording";
+        const QString tiny = qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json";
+        QTest::newRow("serve without config") << QStringList{"serve", "--rate", "5"} << 2 << "--config: is required";
+        QTest::newRow("serve unknown edge") << QStringList{"serve", "--config", tiny, "--edge-threshold", "mars-0=0.5"}
+                                            << 2 << "--edge-threshold: no edge named 'mars-0'";
+        QTest::newRow("serve bad edge threshold") << QStringList{"serve", "--config", tiny, "--edge-threshold", "eu-0"}
+                                                  << 2 << "--edge-threshold: expects EDGE=X";
+        QTest::newRow("serve bad measure") << QStringList{"serve", "--config", tiny, "--confidence", "margin"} << 2
+                                           << "--confidence: unknown measure 'margin'";
+        QTest::newRow("serve threshold range") << QStringList{"serve", "--config", tiny, "--threshold", "1.5"} << 2
+                                               << "--threshold: must be between 0 and 1";
+        QTest::newRow("serve zero rate") << QStringList{"serve", "--config", tiny, "--rate", "0"} << 2
+                                         << "--rate: must be > 0";
+        QTest::newRow("serve model and save") << QStringList{"serve", "--config", tiny, "--model", "a", "--save-model", "b"}
+                                              << 2 << "--save-model: saves a model trained here";
+        QTest::newRow("serve missing model") << QStringList{"serve", "--config", tiny, "--model", "/nonexistent.synmodel"}
+                                             << 1 << "/nonexistent.synmodel: cannot open";
+        QTest::newRow("sim model with compare")
+            << QStringList{"sim", "--config", tiny, "--compare", "synaptic,gossip", "--model", "m.synmodel"} << 2
+            << "--model: saves one strategy's model";
         QTest::newRow("unwritable report")
             << QStringList{"train", "--subset", "64", "--test-subset", "64", "--report", "/nonexistent/dir/r.json"} << 1
             << "/nonexistent/dir/r.json";
@@ -189,6 +208,52 @@ private Q_SLOTS:
         QCOMPARE(o["device"].toString(), QString("cpu"));
         QCOMPARE(o["loss_curve"].toArray().size(), 32 / 20 + 1); // reports at step 20 and the epoch end (32)
         QVERIFY(!QFile::exists(report + ".tmp"));
+    }
+
+    // train --model saves a model; serve loads it and serves a real request
+    // stream edge-exit and center-only; a damaged copy is refused.
+    void trainThenServe() {
+        QTemporaryDir dir;
+        const QString model = dir.filePath("m.synmodel");
+        Result r = runNode({"train", "--epochs", "1", "--subset", "3000", "--test-subset", "500", "--threads", "2",
+                            "--device", "cpu", "--model", model});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(QFile::exists(model));
+        const QString report = dir.filePath("serve.json");
+        r = runNode({"serve", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json", "--model",
+                     model, "--rate", "20", "--virtual-seconds", "5", "--threshold", "0.8", "--edge-threshold",
+                     "us-2=1", "--threads", "2", "--report", report});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("edge-exit") && r.out.contains("center-only") && r.out.contains("<- operating point"),
+                 qPrintable(r.out));
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(o["threshold"].toDouble(), 0.8);
+        const QJsonObject edgeExit = o["edge_exit"].toObject(), centerOnly = o["center_only"].toObject();
+        const double requests = edgeExit["requests"].toDouble();
+        QVERIFY(requests > 400 && requests < 800); // 6 edges x 20/s x 5 s = 600 expected
+        QCOMPARE(centerOnly["requests"].toDouble(), requests); // the same stream
+        QCOMPARE(centerOnly["answered_at_edge"].toDouble(), 0.0);
+        QCOMPARE(centerOnly["bytes_to_center"].toDouble(), requests * (8 + 784));
+        QVERIFY(edgeExit["bytes_to_center"].toDouble() < centerOnly["bytes_to_center"].toDouble());
+        // us-2 (threshold 1) answers nothing itself.
+        const QJsonArray atEdge = o["edge_exit"].toObject()["per_edge"].toObject()["answered_at_edge"].toArray();
+        QCOMPARE(atEdge.size(), 6);
+        QCOMPARE(atEdge[5].toDouble(), 0.0);
+        QVERIFY(atEdge[0].toDouble() > 0);
+        QCOMPARE(o["sweep"].toArray().size(), 23);
+
+        QFile m(model);
+        QVERIFY(m.open(QIODevice::ReadWrite));
+        m.seek(m.size() / 2);
+        const char flipped = char(m.peek(1)[0] ^ 0x10);
+        m.write(&flipped, 1);
+        m.close();
+        r = runNode({"serve", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json", "--model",
+                     model});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(model + ": checksum mismatch"), qPrintable(r.err));
     }
 };
 

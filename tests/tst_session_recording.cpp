@@ -58,6 +58,9 @@ private Q_SLOTS:
     void initTestCase() {
         at::set_num_threads(2);
         m_config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
+        // Serving on (issue 6): its events and its config travel in the file too.
+        m_config.serving.requestRate = 30;
+        m_config.serving.releaseEverySyncs = 1;
         m_data = loadSimData(m_config, "cpu");
         m_path = m_dir.filePath("run.synrec").toStdString();
 
@@ -145,6 +148,12 @@ private Q_SLOTS:
             }
         }
         QVERIFY2(commands >= 4, "two scheduled and two live commands were recorded");
+        int inference = 0, images = 0;
+        for (const auto &e : data.events) {
+            inference += std::holds_alternative<InferenceEvent>(e);
+            images += std::holds_alternative<EdgeImageEvent>(e);
+        }
+        QVERIFY2(inference > 3 && images > 6, "serving's intervals and edge images were recorded");
         QVERIFY(!data.routing.empty());
     }
 

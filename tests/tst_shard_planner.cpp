@@ -22,15 +22,19 @@ private Q_SLOTS:
     }
 
     void layoutOfRealModel() {
-        // conv1 (+bn1), conv2 (+bn2), fc1, fc2, exit_head.
-        QCOMPARE(m_layers.size(), std::size_t(5));
+        // conv1 (+bn1), squeeze (+squeeze_bn), expand (+expand_bn), conv2 (+bn2), fc1, fc2, exit_head.
+        QCOMPARE(m_layers.size(), std::size_t(7));
         QCOMPARE(QString::fromStdString(m_layers[0].name), QString("conv1"));
         QCOMPARE(m_layers[0].kind, LayerLayout::Kind::Conv);
         QCOMPARE(m_layers[0].rows, 32);
         QCOMPARE(m_layers[0].paramsPerRow, 9 + 1 + 2); // 3x3 kernel, bias, bn weight+bias
-        QCOMPARE(m_layers[1].paramsPerRow, 32 * 9 + 1 + 2);
-        QCOMPARE(m_layers[2].kind, LayerLayout::Kind::Linear);
-        QCOMPARE(m_layers[2].rows, 128);
+        QCOMPARE(QString::fromStdString(m_layers[1].name), QString("squeeze"));
+        QCOMPARE(m_layers[1].rows, 4);
+        QCOMPARE(m_layers[1].paramsPerRow, 32 * 4 + 1 + 2); // 2x2 kernel over 32 channels
+        QCOMPARE(m_layers[2].paramsPerRow, 4 * 9 + 1 + 2);  // expand: 3x3 over 4 channels
+        QCOMPARE(m_layers[3].paramsPerRow, 32 * 9 + 1 + 2); // conv2
+        QCOMPARE(m_layers[4].kind, LayerLayout::Kind::Linear);
+        QCOMPARE(m_layers[4].rows, 128);
         QVERIFY(std::find(m_layers[0].tensors.begin(), m_layers[0].tensors.end(), "bn1.weight") !=
                 m_layers[0].tensors.end());
         std::int64_t total = 0;

@@ -14,13 +14,19 @@ std::string nodeUsage() {
            "                           [--batch N] [--lr X] [--lr-schedule cosine|constant]\n"
            "                           [--exit-weight X] [--threads N]\n"
            "                           [--device cpu|cuda|auto] [--seed N] [--data DIR]\n"
-           "                           [--eval-every STEPS] [--report FILE]\n"
+           "                           [--eval-every STEPS] [--report FILE] [--model FILE]\n"
            "       synaptic-node sim --config FILE [--strategy NAME] [--compare A,B,...]\n"
            "                         [--steps N | --virtual-seconds S] [--target-accuracy X]\n"
            "                         [--seed N] [--eval-every-samples N] [--regions]\n"
            "                         [--commands FILE] [--threads N] [--device cpu|cuda|auto]\n"
-           "                         [--data DIR] [--report FILE] [--record FILE]\n"
+           "                         [--data DIR] [--report FILE] [--record FILE] [--model FILE]\n"
            "         strategies: synaptic, param_server, allreduce, diloco, gossip\n"
+           "       synaptic-node serve --config FILE [--model FILE | --epochs N [--save-model FILE]]\n"
+           "                           [--threshold X] [--edge-threshold EDGE=X ...]\n"
+           "                           [--confidence max_softmax|entropy] [--rate R] [--virtual-seconds S]\n"
+           "                           [--latency-ms MS] [--validation N] [--no-baseline] [--seed N]\n"
+           "                           [--threads N] [--device cpu|cuda|auto] [--data DIR] [--report FILE]\n"
+           "         early-exit serving of a trained model (--model: saved by train/sim --model)\n"
            "       synaptic-node info FILE [--json]          what a recording holds; checks every chunk\n"
            "       synaptic-node export FILE [--run N] [--csv DIR] [--trace FILE] [--report FILE]\n"
            "       synaptic-node rerun FILE [--run N] [--threads N]   rerun a recorded run, compare streams\n"
@@ -115,8 +121,11 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
         {"--data", [&](auto &, auto &v) { s.dataDir = v; }},
         {"--report", [&](auto &, auto &v) { cmd.reportPath = v; }},
         {"--record", [&](auto &, auto &v) { cmd.recordPath = v; }},
+        {"--model", [&](auto &, auto &v) { s.modelPath = v; }},
     };
     parseFlags(args, flags, {{"--regions", [&] { s.evaluateRegions = true; }}});
+    if (!s.modelPath.empty() && s.strategies.size() > 1)
+        throw ConfigError("--model", "saves one strategy's model; give --strategy NAME, not --compare");
     if (s.configPath.empty())
         throw ConfigError("--config", "is required for sim (try resources/default_cluster.json)");
     if (stepsGiven && s.virtualSeconds > 0)
@@ -124,6 +133,43 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
     if (!stepsGiven && !(s.virtualSeconds > 0))
         s.stepsPerEdge = 300;
     engine::checkSimRequest(s); // a bad config or command file is a usage error, found before any data loads
+    return cmd;
+}
+
+NodeCommand parseServeCommand(const std::vector<std::string> &args) {
+    NodeCommand cmd;
+    cmd.kind = NodeCommand::Kind::Serve;
+    auto &s = cmd.serve;
+    const FlagTable flags{
+        {"--config", [&](auto &, auto &v) { s.configPath = v; }},
+        {"--model", [&](auto &, auto &v) { s.modelPath = v; }},
+        {"--save-model", [&](auto &, auto &v) { s.saveModelPath = v; }},
+        {"--epochs", [&](auto &f, auto &v) { s.trainEpochs = parseNumber<int>(f, v); }},
+        {"--threshold", [&](auto &f, auto &v) { s.threshold = parseNumber<double>(f, v); }},
+        {"--edge-threshold", [&](auto &f, auto &v) {
+             const auto eq = v.find('=');
+             if (eq == std::string::npos || eq == 0)
+                 throw ConfigError(f, "expects EDGE=X, got '" + v + "'");
+             s.edgeThresholds[v.substr(0, eq)] = parseNumber<double>(f, v.substr(eq + 1));
+         }},
+        {"--confidence", [&](auto &, auto &v) { s.confidence = v; }},
+        {"--rate", [&](auto &f, auto &v) { s.ratePerEdge = parseNumber<double>(f, v); }},
+        {"--virtual-seconds", [&](auto &f, auto &v) { s.virtualSeconds = parseNumber<double>(f, v); }},
+        {"--latency-ms", [&](auto &f, auto &v) { s.linkLatencyMs = parseNumber<double>(f, v); }},
+        {"--validation", [&](auto &f, auto &v) { s.validationImages = parseNumber<std::int64_t>(f, v); }},
+        {"--seed", [&](auto &f, auto &v) { s.seed = parseNumber<std::uint64_t>(f, v); }},
+        {"--threads", [&](auto &f, auto &v) { s.threads = parseNumber<int>(f, v);
+                                            if (s.threads < 0) throw ConfigError(f, "must be >= 0"); }},
+        {"--device", [&](auto &, auto &v) { s.device = v; }},
+        {"--data", [&](auto &, auto &v) { s.dataDir = v; }},
+        {"--report", [&](auto &, auto &v) { cmd.reportPath = v; }},
+    };
+    parseFlags(args, flags, {{"--no-baseline", [&] { s.centerOnlyBaseline = false; }}});
+    if (s.configPath.empty())
+        throw ConfigError("--config", "is required for serve (try resources/default_cluster.json)");
+    if (!s.modelPath.empty() && !s.saveModelPath.empty())
+        throw ConfigError("--save-model", "saves a model trained here; with --model nothing is trained");
+    engine::checkServeRequest(s); // flag ranges and the config, before any data loads
     return cmd;
 }
 
@@ -161,7 +207,7 @@ NodeCommand parseRecordingCommand(const std::vector<std::string> &args, NodeComm
 NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     NodeCommand cmd;
     if (args.empty())
-        throw ConfigError("command", "missing (expected train, sim, info, export, rerun, --version or --help)");
+        throw ConfigError("command", "missing (expected train, sim, serve, info, export, rerun, --version or --help)");
     const std::string &verb = args.front();
     if (verb == "--version" || verb == "version") {
         cmd.kind = NodeCommand::Kind::Version;
@@ -173,6 +219,8 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     }
     if (verb == "sim")
         return parseSimCommand(args);
+    if (verb == "serve")
+        return parseServeCommand(args);
     if (verb == "info")
         return parseRecordingCommand(args, NodeCommand::Kind::Info);
     if (verb == "export")
@@ -207,6 +255,7 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
         {"--data", [&](auto &, auto &v) { t.dataDir = v; }},
         {"--eval-every", [&](auto &f, auto &v) { t.evalEverySteps = parseNumber<int>(f, v); }},
         {"--report", [&](auto &, auto &v) { cmd.reportPath = v; }},
+        {"--model", [&](auto &, auto &v) { t.modelPath = v; }},
     };
     parseFlags(args, flags);
     try {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/engine/inference/serve_runner.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_config.h"
@@ -13,10 +14,11 @@ namespace synaptic::app {
 // What `synaptic-node` was asked to do. Parsing is separate from running so
 // the flags are checked before any data is loaded.
 struct NodeCommand {
-    enum class Kind { Train, Sim, Info, Export, Rerun, Version, Help };
+    enum class Kind { Train, Sim, Serve, Info, Export, Rerun, Version, Help };
     Kind kind = Kind::Help;
     engine::TrainConfig train;
     engine::SimRunRequest sim;
+    engine::ServeRequest serve;
     std::string reportPath;
     std::string recordPath;     // sim --record
     std::string recordingPath;  // info / export / rerun FILE

@@ -9,6 +9,7 @@
 #include "core/data/data_error.h"
 #include "core/engine/console_progress.h"
 #include "core/engine/device.h"
+#include "core/engine/inference/serve_runner.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_report.h"
 #include "core/engine/trainer.h"
@@ -49,6 +50,27 @@ int runTrain(const app::NodeCommand &cmd) {
                 report.wallSeconds, report.device.c_str(), report.threads);
     if (!cmd.reportPath.empty()) {
         engine::writeFileAtomically(cmd.reportPath, engine::toJson(report));
+        std::printf("report written to %s\n", cmd.reportPath.c_str());
+    }
+    return kExitOk;
+}
+
+int runServe(const app::NodeCommand &cmd) {
+    std::fprintf(stderr, "serve: %s\n", cmd.serve.modelPath.empty() ? "training a model first (--model FILE skips this)"
+                                                                     : ("loading " + cmd.serve.modelPath).c_str());
+    const engine::ServeResult result = engine::runServe(cmd.serve);
+    std::printf("model: %s; full model %.4f, exit head %.4f on the test set\n", result.modelSource.c_str(),
+                result.modelTestAccuracy, result.modelExitAccuracy);
+    std::printf("%llu requests over %g virtual s at %g per edge per s, %zu edges, threshold %.2f (%s), "
+                "edge<->center %.0f ms one way\n",
+                (unsigned long long)result.requests, cmd.serve.virtualSeconds, cmd.serve.ratePerEdge,
+                result.edgeNames.size(), result.setup.threshold, result.confidence.c_str(),
+                result.setup.edgeCenter.latencySeconds * 1000);
+    std::printf("%s\nthreshold sweep on test images [0, %lld):\n%s", engine::serveTable(result).c_str(),
+                (long long)cmd.serve.validationImages,
+                engine::sweepTable(result.sweep, result.setup.threshold).c_str());
+    if (!cmd.reportPath.empty()) {
+        engine::writeFileAtomically(cmd.reportPath, engine::serveReportJson(cmd.serve, result));
         std::printf("report written to %s\n", cmd.reportPath.c_str());
     }
     return kExitOk;
@@ -100,6 +122,8 @@ int main(int argc, char **argv) {
             return kExitOk;
         case app::NodeCommand::Kind::Train:
             return runTrain(cmd);
+        case app::NodeCommand::Kind::Serve:
+            return runServe(cmd);
 #ifdef SYNAPTIC_WITH_SESSION
         case app::NodeCommand::Kind::Sim:
             return cmd.recordPath.empty() ? app::runSim(cmd) : app::runSimRecorded(cmd);

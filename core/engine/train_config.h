@@ -27,6 +27,9 @@ struct TrainConfig {
     std::string dataDir;      // empty = $SYNAPTIC_DATA_DIR or the Debian dataset
     int progressEverySteps = 20;
     int evalEverySteps = 0;   // 0 = evaluate at the end of each epoch only
+    // Where run() saves the trained model (model_file.h, atomic); empty =
+    // not saved. A command-line choice (`train --model FILE`), not a config key.
+    std::string modelPath;
 };
 
 // Checks ranges; throws ConfigError naming the first bad field.

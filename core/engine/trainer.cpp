@@ -4,6 +4,7 @@
 #include "device.h"
 #include "evaluate.h"
 #include "model.h"
+#include "model_file.h"
 #include "tensor_data.h"
 
 #include <ATen/Parallel.h>
@@ -234,6 +235,8 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
     report.samples = progress.samplesSeen;
     report.trainSeconds = trainSeconds;
     report.samplesPerSecond = trainSeconds > 0 ? double(report.samples) / trainSeconds : 0;
+    if (!cfg.modelPath.empty() && !m_impl->abortRequested)
+        saveModel(cfg.modelPath, model, {"train", report.testAccuracy, report.exitTestAccuracy, {}});
     report.wallSeconds = std::chrono::duration<double>(Clock::now() - wallStart).count();
     emit(TrainProgress::Kind::Finished);
     return report;

@@ -1,5 +1,6 @@
 #include "record_codec.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -97,6 +98,31 @@ struct ToProto {
         p->set_mode(v.mode);
         p->set_epoch(v.epoch);
     }
+    void operator()(const e::InferenceEvent &v) {
+        m.set_time(v.time);
+        auto *p = m.mutable_inference();
+        p->set_interval(v.interval);
+        p->set_requests(v.requests);
+        p->set_at_edge(v.atEdge);
+        p->set_degraded(v.degraded);
+        p->set_correct_edge(v.correctEdge);
+        p->set_correct_center(v.correctCenter);
+        p->set_p50_ms(v.p50Ms);
+        p->set_p95_ms(v.p95Ms);
+        p->set_p99_ms(v.p99Ms);
+        p->set_bytes_to_center(v.bytesToCenter);
+        p->set_raw_input_bytes(v.rawInputBytes);
+    }
+    void operator()(const e::EdgeImageEvent &v) {
+        m.set_time(v.time);
+        auto *p = m.mutable_edge_image();
+        p->set_edge(v.edge);
+        p->set_version(v.version);
+        p->set_bytes(v.bytes);
+        p->mutable_sweep_threshold()->Add(v.sweepThreshold.begin(), v.sweepThreshold.end());
+        p->mutable_sweep_edge_share()->Add(v.sweepEdgeShare.begin(), v.sweepEdgeShare.end());
+        p->mutable_sweep_accuracy()->Add(v.sweepAccuracy.begin(), v.sweepAccuracy.end());
+    }
     void operator()(const e::CommandEvent &v) {
         m.set_time(v.time);
         auto *p = m.mutable_command();
@@ -146,6 +172,22 @@ std::optional<e::SimEvent> fromProto(const pb::Event &m) {
     case pb::Event::kCommand: {
         const auto &p = m.command();
         return e::CommandEvent{t, p.text(), p.applied(), p.detail(), fromProto(p.issued()), p.boundary()};
+    }
+    case pb::Event::kInference: {
+        const auto &p = m.inference();
+        return e::InferenceEvent{t,           p.interval(),   p.requests(),        p.at_edge(),
+                                 p.degraded(), p.correct_edge(), p.correct_center(), p.p50_ms(),
+                                 p.p95_ms(),   p.p99_ms(),     p.bytes_to_center(), p.raw_input_bytes()};
+    }
+    case pb::Event::kEdgeImage: {
+        const auto &p = m.edge_image();
+        // A hostile file may hold sweeps of different lengths: keep the common part.
+        const int n = std::min({p.sweep_threshold_size(), p.sweep_edge_share_size(), p.sweep_accuracy_size()});
+        e::EdgeImageEvent ev{t, p.edge(), p.version(), p.bytes(), {}, {}, {}};
+        ev.sweepThreshold.assign(p.sweep_threshold().begin(), p.sweep_threshold().begin() + n);
+        ev.sweepEdgeShare.assign(p.sweep_edge_share().begin(), p.sweep_edge_share().begin() + n);
+        ev.sweepAccuracy.assign(p.sweep_accuracy().begin(), p.sweep_accuracy().begin() + n);
+        return ev;
     }
     default:
         return std::nullopt;

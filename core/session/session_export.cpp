@@ -88,6 +88,9 @@ std::vector<std::string> writeCsvSeries(const std::vector<ExportRun> &runs, cons
     CsvFile leases(path("leases.csv"), "run,time_s,edge,mode,epoch");
     CsvFile commands(path("commands.csv"), "run,time_s,command,applied,detail");
     CsvFile routing(path("routing_changes.csv"), "run,time_s,shard,region,owner,revision,reason");
+    CsvFile inference(path("inference.csv"), "run,time_s,interval_s,requests,at_edge,degraded,correct_edge,"
+                                             "correct_center,p50_ms,p95_ms,p99_ms,bytes_to_center,raw_input_bytes");
+    CsvFile images(path("edge_images.csv"), "run,time_s,edge,version,bytes");
     for (const auto &r : runs) {
         const auto names = nodeNames(*r.info);
         const std::string run = std::to_string(r.info->start.run()) + ",";
@@ -110,6 +113,15 @@ std::vector<std::string> writeCsvSeries(const std::vector<ExportRun> &runs, cons
                            std::to_string(le->epoch));
             else if (const auto *co = std::get_if<engine::CommandEvent>(&e))
                 commands.row(t + quoted(co->command) + "," + (co->applied ? "1" : "0") + "," + quoted(co->detail));
+            else if (const auto *in = std::get_if<engine::InferenceEvent>(&e))
+                inference.row(t + num(in->interval) + "," + std::to_string(in->requests) + "," +
+                              std::to_string(in->atEdge) + "," + std::to_string(in->degraded) + "," +
+                              std::to_string(in->correctEdge) + "," + std::to_string(in->correctCenter) + "," +
+                              num(in->p50Ms) + "," + num(in->p95Ms) + "," + num(in->p99Ms) + "," +
+                              std::to_string(in->bytesToCenter) + "," + std::to_string(in->rawInputBytes));
+            else if (const auto *im = std::get_if<engine::EdgeImageEvent>(&e))
+                images.row(t + (im->edge < 0 ? std::string("center") : quoted(nodeName(names, std::int64_t(im->edge) + 1))) +
+                           "," + std::to_string(im->version) + "," + std::to_string(im->bytes));
             else if (const auto *ro = std::get_if<engine::RoutingEvent>(&e))
                 routing.row(t + std::to_string(ro->shard) + "," + std::to_string(ro->region) + "," +
                             quoted(nodeName(names, std::int64_t(ro->owner) + 1)) + "," + std::to_string(ro->revision) + "," +
@@ -117,10 +129,10 @@ std::vector<std::string> writeCsvSeries(const std::vector<ExportRun> &runs, cons
         }
     }
     std::vector<std::string> written;
-    for (auto *f : {&metrics, &links, &drift, &checks, &leases, &commands, &routing})
+    for (auto *f : {&metrics, &links, &drift, &checks, &leases, &commands, &routing, &inference, &images})
         f->close();
     for (const char *name : {"metrics.csv", "link_bytes.csv", "drift.csv", "consistency.csv", "leases.csv",
-                             "commands.csv", "routing_changes.csv"})
+                             "commands.csv", "routing_changes.csv", "inference.csv", "edge_images.csv"})
         written.push_back(path(name));
     return written;
 }

@@ -108,7 +108,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
     }
     ClusterConfig c;
     try {
-        Reader top(root, "", {"seed", "strategy", "knobs", "model", "data", "evaluation", "center", "links", "regions"});
+        Reader top(root, "", {"seed", "strategy", "knobs", "serving", "model", "data", "evaluation", "center", "links", "regions"});
         c.seed = std::uint64_t(top.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
         c.strategy = top.text("strategy", c.strategy, kStrategies);
         if (top.has("knobs")) {
@@ -135,6 +135,14 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             if (n.heartbeatSeconds >= n.leaseSeconds)
                 Reader::fail("knobs.heartbeat_seconds", "must be shorter than knobs.lease_seconds, or leases lapse "
                                                         "between heartbeats");
+        }
+        if (top.has("serving")) {
+            Reader s(top.at("serving"), "serving", {"request_rate", "confidence", "release_every_syncs", "timeout_ms"});
+            auto &v = c.serving;
+            v.requestRate = s.number("request_rate", v.requestRate, 0, 1e6);
+            v.confidence = s.text("confidence", v.confidence, {"max_softmax", "entropy"});
+            v.releaseEverySyncs = int(s.integer("release_every_syncs", v.releaseEverySyncs, 1, 1000000));
+            v.timeoutMs = s.number("timeout_ms", v.timeoutMs, 0, 3.6e6, true);
         }
         if (top.has("model")) {
             Reader m(top.at("model"), "model", {"batch", "lr"});

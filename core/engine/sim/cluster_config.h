@@ -39,10 +39,21 @@ struct StrategyKnobs {
     double confidenceThreshold = 0.85;
 };
 
+// Serving while the cluster trains (issue 6): requests per virtual second
+// at each edge (0: no serving), how the edge scores its exit head, and how
+// often the center ships a new edge image (every K center syncs).
+struct ServingKnobs {
+    double requestRate = 0;
+    std::string confidence = "max_softmax"; // or "entropy"
+    int releaseEverySyncs = 8;
+    double timeoutMs = 500;
+};
+
 struct ClusterConfig {
     std::uint64_t seed = 1;
     std::string strategy = "synaptic"; // synaptic, param_server, allreduce, diloco, gossip
     StrategyKnobs knobs;
+    ServingKnobs serving;
     int batchSize = 64;
     double learningRate = 3e-3;
     std::string dataDir;                 // empty: $SYNAPTIC_DATA_DIR or the Debian dataset

@@ -22,6 +22,7 @@ const std::map<std::string, Kind> kKinds{
     {"partition_link", Kind::PartitionLink},   {"heal_link", Kind::HealLink},
     {"partition_region", Kind::PartitionRegion}, {"heal_region", Kind::HealRegion},
     {"set_confidence_threshold", Kind::SetConfidenceThreshold},
+    {"set_release_cadence", Kind::SetReleaseCadence},
 };
 
 std::string kindName(Kind k) {
@@ -46,6 +47,7 @@ std::string SimCommand::describe() const {
     case Kind::SetAggregationWindowMs:
     case Kind::SetCenterSync:
     case Kind::SetLeaseSeconds:
+    case Kind::SetReleaseCadence:
     case Kind::SetHeartbeatSeconds: {
         char buf[32];
         std::snprintf(buf, sizeof buf, " %g", value);
@@ -161,6 +163,7 @@ std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::st
             break;
         case Kind::PartitionRegion:
         case Kind::HealRegion: cmd.region = name("region", regionIndex, "region"); break;
+        case Kind::SetReleaseCadence: cmd.value = std::round(number("syncs", 1, 1e6)); break;
         case Kind::SetConfidenceThreshold:
             cmd.value = number("threshold", 0, 1);
             if (c.contains("edge")) {

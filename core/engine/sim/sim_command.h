@@ -29,6 +29,7 @@ struct SimCommand {
         PartitionRegion,      // region: every link out of the region goes down
         HealRegion,           // region
         SetConfidenceThreshold, // value in [0, 1]; node = edge for a per-edge override, -1 = every edge
+        SetReleaseCadence,    // value = center syncs between edge-image releases (>= 1)
     };
     Kind kind = Kind::SetAggregationWindow;
     double at = 0;

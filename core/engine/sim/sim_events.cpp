@@ -37,6 +37,19 @@ struct Describe {
     std::string operator()(const LeaseEvent &e) const {
         return "t=" + num(e.time) + " lease edge=" + num(e.edge) + " " + e.mode + " epoch=" + num(e.epoch);
     }
+    std::string operator()(const InferenceEvent &e) const {
+        return "t=" + num(e.time) + " inference over=" + num(e.interval) + " requests=" + num(e.requests) +
+               " at_edge=" + num(e.atEdge) + " degraded=" + num(e.degraded) + " correct_edge=" + num(e.correctEdge) +
+               " correct_center=" + num(e.correctCenter) + " p50=" + num(e.p50Ms) + " p95=" + num(e.p95Ms) +
+               " p99=" + num(e.p99Ms) + " bytes=" + num(e.bytesToCenter) + " raw=" + num(e.rawInputBytes);
+    }
+    std::string operator()(const EdgeImageEvent &e) const {
+        std::string s = "t=" + num(e.time) + " edge_image edge=" + num(e.edge) + " version=" + num(e.version) +
+                        " bytes=" + num(e.bytes);
+        for (std::size_t i = 0; i < e.sweepThreshold.size(); ++i)
+            s += " " + num(e.sweepThreshold[i]) + ":" + num(e.sweepEdgeShare[i]) + "/" + num(e.sweepAccuracy[i]);
+        return s;
+    }
     std::string operator()(const CommandEvent &e) const {
         return "t=" + num(e.time) + " command " + e.command + (e.applied ? " applied" : " refused") +
                (e.detail.empty() ? "" : ": " + e.detail);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace synaptic::engine {
 
@@ -64,8 +65,37 @@ struct CommandEvent {
     std::uint64_t boundary = 0; // ordinal of the command boundary that applied it (not part of the text)
 };
 
+// Serving while the cluster trains (issue 6): one per link-report interval,
+// over the requests answered in it. Latency percentiles are NaN when none was.
+struct InferenceEvent {
+    double time = 0;                 // end of the interval
+    double interval = 0;
+    std::uint64_t requests = 0;
+    std::uint64_t atEdge = 0;        // exit-head answers, degraded ones included
+    std::uint64_t degraded = 0;      // the edge answered because the center could not
+    std::uint64_t correctEdge = 0;
+    std::uint64_t correctCenter = 0;
+    double p50Ms = 0;
+    double p95Ms = 0;
+    double p99Ms = 0;
+    std::uint64_t bytesToCenter = 0; // features forwarded in the interval, headers included
+    std::uint64_t rawInputBytes = 0; // what sending these requests' raw images would have cost
+};
+// An edge image (the edge half of the model): released by the center
+// (edge -1, with the threshold sweep on the validation images) or arrived
+// at an edge, which serves that version from now on.
+struct EdgeImageEvent {
+    double time = 0;
+    int edge = -1;
+    std::uint64_t version = 0;
+    std::uint64_t bytes = 0;                 // the image's size (shipped once per edge)
+    std::vector<double> sweepThreshold;      // release only
+    std::vector<double> sweepEdgeShare;
+    std::vector<double> sweepAccuracy;
+};
+
 using SimEvent = std::variant<MetricEvent, RoutingEvent, LinkBytesEvent, DriftEvent, ConsistencyEvent, LeaseEvent,
-                              CommandEvent>;
+                              CommandEvent, InferenceEvent, EdgeImageEvent>;
 
 // One line of canonical text per event (doubles printed exactly), used for
 // logs and for the event-stream hash that proves determinism.

@@ -84,6 +84,7 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
         o.evalEverySamples = request.evalEverySamples;
         o.evaluateRegions = request.evaluateRegions;
         o.commands = commands;
+        o.saveModelPath = request.modelPath;
         if (hooks.prepare)
             hooks.prepare(c, o);
         Simulation sim(c, data.train, data.trainLabels, data.test, o);

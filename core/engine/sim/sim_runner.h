@@ -25,6 +25,7 @@ struct SimRunRequest {
     std::string device = "cpu";
     int threads = 0;                       // 0 = all cores
     std::string dataDir;                   // overrides the config's
+    std::string modelPath;                 // save the final global model here (one strategy only)
 };
 
 // Optional hooks around each strategy's run (a recorder attaches here).

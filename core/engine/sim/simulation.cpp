@@ -7,6 +7,8 @@
 #include "strategy.h"
 
 #include "core/engine/evaluate.h"
+#include "core/engine/model_file.h"
+#include "core/engine/inference/live_serving.h"
 
 #include <chrono>
 #include <cmath>
@@ -35,6 +37,9 @@ struct Simulation::Impl {
     std::map<std::pair<int, int>, Link> links;
     std::map<std::pair<int, int>, std::uint64_t> intervalBytes;
     std::unique_ptr<FlatModel> scratch;
+    std::unique_ptr<FlatModel> servingScratch; // the global model a release is cut from
+    std::unique_ptr<LiveServing> serving;      // null when config.serving.request_rate is 0
+    bool sawCenterSync = false;
     StrategyResult result;
     EventHash hash;
     double lastLinkReport = 0;
@@ -69,6 +74,12 @@ struct Simulation::Impl {
     }
 
     void emit(SimEvent e) {
+        if (serving && std::holds_alternative<ConsistencyEvent>(e)) {
+            sawCenterSync = true;
+            // Cut the release after the merge that emitted this has finished.
+            if (serving->onCenterSync())
+                loop.at(loop.now(), [this] { releaseEdgeImage(); });
+        }
         if (const auto *d = std::get_if<DriftEvent>(&e)) {
             result.maxRegionDrift = std::max(result.maxRegionDrift, d->parameterDrift);
             driftSum += d->parameterDrift;
@@ -198,6 +209,13 @@ struct Simulation::Impl {
             if (c.value <= k.heartbeatSeconds)
                 return "lease must be longer than the heartbeat interval";
             k.leaseSeconds = c.value;
+            return "";
+        case K::SetReleaseCadence:
+            if (c.value < 1)
+                return "the cadence must be at least one center sync";
+            world.config.serving.releaseEverySyncs = int(c.value);
+            if (serving)
+                serving->setReleaseEverySyncs(int(c.value));
             return "";
         case K::SetConfidenceThreshold:
             if (c.node >= edges)
@@ -347,7 +365,55 @@ struct Simulation::Impl {
         (void)evalClock;
     }
 
+    void releaseEdgeImage() {
+        strategy->globalModel(*servingScratch);
+        serving->release(servingScratch->net());
+    }
+
+    // Serving traffic (issue 6): bytes on the run's real links, counted like
+    // the strategy's messages, but not a strategy Message.
+    std::optional<double> sendRaw(int from, int to, std::uint64_t bytes) {
+        Link &l = link(from, to);
+        const auto arrival = l.send(loop.now(), bytes);
+        if (l.spec().up) {
+            ++result.messages;
+            result.totalBytes += bytes;
+            if (from == kCenterNode || to == kCenterNode)
+                result.bytesToCenter += bytes;
+            if (isWan(from, to))
+                result.wanBytes += bytes;
+            intervalBytes[{from, to}] += bytes;
+        }
+        return arrival;
+    }
+
+    void startServing() {
+        const auto &s = world.config.serving;
+        if (!(s.requestRate > 0))
+            return;
+        LiveServing::Env env;
+        env.loop = &loop;
+        env.send = [this](int from, int to, std::uint64_t bytes) { return sendRaw(from, to, bytes); };
+        env.linkUp = [this](int a, int b) { return link(a, b).spec().up; };
+        env.alive = [this](int node) { return bool(alive[std::size_t(node)]); };
+        env.threshold = [this](int edge) { return world.confidenceThreshold(edge); };
+        env.computeSeconds = [this](int node, double flops) { return world.computeSeconds(node, flops); };
+        env.emit = [this](SimEvent e) { emit(std::move(e)); };
+        LiveServing::Options o;
+        o.ratePerEdge = s.requestRate;
+        o.measure = parseConfidenceMeasure(s.confidence).value_or(ConfidenceMeasure::MaxSoftmax);
+        o.releaseEverySyncs = s.releaseEverySyncs;
+        o.timeoutSeconds = s.timeoutMs / 1000.0;
+        o.seed = world.config.seed;
+        o.edges = world.edgeCount();
+        servingScratch = world.newModel();
+        serving = std::make_unique<LiveServing>(std::move(env), o, testSubset);
+        serving->start(servingScratch->net());
+    }
+
     void reportLinkBytes(double interval) {
+        if (serving)
+            serving->report(interval);
         for (const auto &[key, bytes] : intervalBytes)
             if (bytes > 0)
                 emit(LinkBytesEvent{loop.now(), interval, key.first, key.second, bytes});
@@ -370,6 +436,9 @@ struct Simulation::Impl {
         loop.at(at, [this, at] {
             Clock::time_point unused;
             evaluateNow(false, unused);
+            // Strategies without center syncs release an edge image per evaluation.
+            if (serving && !sawCenterSync)
+                releaseEdgeImage();
             scheduleEval(at + world.config.evalEverySeconds);
         });
     }
@@ -469,6 +538,7 @@ StrategyResult Simulation::run() {
         impl.dispatch(int(i), out);
     }
     impl.scheduleLinkReport(impl.options.linkReportSeconds);
+    impl.startServing();
     Clock::time_point unused;
     impl.evaluateNow(false, unused); // the starting point of every curve
     if (impl.options.evalEverySamples > 0)
@@ -550,6 +620,11 @@ StrategyResult Simulation::run() {
     }
 
     auto &r = impl.result;
+    if (!impl.options.saveModelPath.empty()) {
+        impl.strategy->globalModel(*impl.scratch);
+        saveModel(impl.options.saveModelPath, impl.scratch->net(),
+                  {"sim:" + world.config.strategy, r.finalAccuracy, r.finalExitAccuracy, {}});
+    }
     r.samples = world.samplesTrained;
     r.device = world.device;
     r.virtualSeconds = impl.loop.now();

@@ -27,6 +27,7 @@ struct SimOptions {
     bool finalFullEvaluation = true;    // final accuracy on the whole test set
     double linkReportSeconds = 1.0;     // LinkBytesEvent interval (virtual)
     std::vector<SimCommand> commands;   // applied at the first step boundary at or after `at`
+    std::string saveModelPath;          // the final global model is saved here (model_file.h); empty = not
     BoundedQueue<SimEvent> *queue = nullptr;           // observers on other threads
     std::function<void(const SimEvent &)> observer;    // same thread (tests, console)
 };

@@ -1,0 +1,193 @@
+#include "live_serving.h"
+
+#include "serving_report.h"
+#include "serving_sim.h"
+
+#include "core/engine/sim/event_loop.h"
+#include "core/engine/sim/message.h"
+#include "core/engine/sim/sim_world.h"
+
+#include <cmath>
+#include <limits>
+
+namespace synaptic::engine {
+
+namespace {
+constexpr double kShipRetrySeconds = 0.5; // a down link is retried, as the center's reliable channel does
+bool isEdgeTensor(const std::string &name) {
+    for (const char *prefix : {"conv1.", "bn1.", "squeeze.", "squeeze_bn.", "exit_head."})
+        if (name.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+} // namespace
+
+std::uint64_t edgeImageBytes(SynapticNet &model) {
+    std::uint64_t values = 0;
+    for (const auto &p : model->named_parameters())
+        if (isEdgeTensor(p.key()))
+            values += std::uint64_t(p.value().numel());
+    for (const auto &b : model->named_buffers())
+        if (isEdgeTensor(b.key()) && b.value().is_floating_point())
+            values += std::uint64_t(b.value().numel());
+    return values * 4;
+}
+
+LiveServing::LiveServing(Env env, Options options, const TensorSet &pool)
+    : m_env(std::move(env)), m_options(options), m_pool(pool) {
+    m_edgeVersion.assign(std::size_t(m_options.edges), 0);
+    for (int e = 0; e < m_options.edges; ++e)
+        m_rng.emplace_back(m_options.seed * 0x2545F4914F6CDD1Dull + std::uint64_t(e) + 17);
+    m_interval.p50Ms = m_interval.p95Ms = m_interval.p99Ms = std::numeric_limits<double>::quiet_NaN();
+}
+
+LiveServing::~LiveServing() = default;
+
+double LiveServing::now() const { return m_env.loop->now(); }
+
+void LiveServing::start(SynapticNet &initial) {
+    m_imageBytes = engine::edgeImageBytes(initial);
+    release(initial);
+    // Release 0 is what every edge starts with (it cached the initial model).
+    for (auto &v : m_edgeVersion)
+        v = 0;
+    for (int e = 0; e < m_options.edges; ++e)
+        scheduleArrival(e, 0);
+}
+
+bool LiveServing::onCenterSync() {
+    if (++m_syncsSinceRelease < std::max(1, m_options.releaseEverySyncs))
+        return false;
+    m_syncsSinceRelease = 0;
+    return true;
+}
+
+void LiveServing::release(SynapticNet &global) {
+    const std::uint64_t version = m_releases.size();
+    m_releases.push_back(std::make_unique<SplitPredictions>(predictSplit(global, m_pool, m_options.measure)));
+    const auto &answers = *m_releases.back();
+    EdgeImageEvent released;
+    released.time = now();
+    released.edge = -1;
+    released.version = version;
+    released.bytes = m_imageBytes;
+    for (const auto &p : thresholdSweep(answers, 0, answers.size() / 2, defaultSweepThresholds())) {
+        released.sweepThreshold.push_back(p.threshold);
+        released.sweepEdgeShare.push_back(p.edgeShare);
+        released.sweepAccuracy.push_back(p.accuracy);
+    }
+    m_env.emit(std::move(released));
+    if (version == 0)
+        return; // the edges start with it
+    for (int e = 0; e < m_options.edges; ++e)
+        ship(e, version);
+}
+
+void LiveServing::ship(int edge, std::uint64_t version) {
+    const int node = SimWorld::nodeOfEdge(edge);
+    const auto arrival = m_env.alive(kCenterNode) ? m_env.send(kCenterNode, node, m_imageBytes) : std::nullopt;
+    if (!arrival) {
+        m_env.loop->after(kShipRetrySeconds, [this, edge, version] {
+            if (m_edgeVersion[std::size_t(edge)] < version)
+                ship(edge, version);
+        });
+        return;
+    }
+    m_env.loop->at(*arrival, [this, edge, version] {
+        if (m_edgeVersion[std::size_t(edge)] >= version)
+            return; // a newer image overtook this one
+        m_edgeVersion[std::size_t(edge)] = version;
+        m_env.emit(EdgeImageEvent{now(), edge, version, m_imageBytes, {}, {}, {}});
+    });
+}
+
+void LiveServing::scheduleArrival(int edge, double after) {
+    if (!(m_options.ratePerEdge > 0))
+        return;
+    std::exponential_distribution<double> gap(m_options.ratePerEdge);
+    m_env.loop->at(now() + after + gap(m_rng[std::size_t(edge)]), [this, edge] { arrive(edge); });
+}
+
+void LiveServing::answer(double latency, bool atEdge, bool degraded, bool correct) {
+    ++m_interval.requests;
+    m_interval.atEdge += atEdge;
+    m_interval.degraded += degraded;
+    m_interval.rawInputBytes += ServingWire::kRawImageBytes;
+    if (atEdge)
+        m_interval.correctEdge += correct;
+    else
+        m_interval.correctCenter += correct;
+    m_latenciesMs.push_back(latency * 1000.0);
+}
+
+void LiveServing::arrive(int edge) {
+    scheduleArrival(edge, 0);
+    const int node = SimWorld::nodeOfEdge(edge);
+    if (!m_env.alive(node))
+        return; // a dead edge serves nobody; its clients go elsewhere
+    const double arrival = now();
+    const std::int64_t half = m_pool.size() / 2;
+    const auto image = std::size_t(half + std::int64_t(m_rng[std::size_t(edge)]() % std::uint64_t(m_pool.size() - half)));
+    const std::uint64_t version = m_edgeVersion[std::size_t(edge)];
+    const SplitPredictions &a = *m_releases[std::size_t(version)];
+    const double done = arrival + m_env.computeSeconds(node, 2.0 * double(SynapticNetImpl::edgeMacsPerSample()));
+    const bool exitRight = a.exitClass[image] == a.label[image];
+    if (answersAtEdge(a.confidence[image], m_env.threshold(edge))) {
+        m_env.loop->at(done, [this, arrival, exitRight] { answer(now() - arrival, true, false, exitRight); });
+        return;
+    }
+    const bool reachable = m_env.alive(kCenterNode) && m_env.linkUp(node, kCenterNode) && m_env.linkUp(kCenterNode, node);
+    if (!reachable) {
+        m_env.loop->at(done, [this, arrival, exitRight] { answer(now() - arrival, true, true, exitRight); });
+        return;
+    }
+    m_env.loop->at(done, [this, node, arrival, done, image, version, exitRight] {
+        const std::uint64_t bytes = ServingWire::kHeaderBytes + ServingWire::featureBytes();
+        m_interval.bytesToCenter += bytes;
+        const double deadline = done + m_options.timeoutSeconds;
+        const auto atCenter = m_env.send(node, kCenterNode, bytes);
+        auto fallBack = [this, arrival, deadline, exitRight] {
+            m_env.loop->at(std::max(now(), deadline),
+                           [this, arrival, exitRight] { answer(now() - arrival, true, true, exitRight); });
+        };
+        if (!atCenter) {
+            fallBack();
+            return;
+        }
+        m_env.loop->at(*atCenter, [this, node, arrival, deadline, image, version, fallBack] {
+            if (!m_env.alive(kCenterNode)) {
+                fallBack();
+                return;
+            }
+            const double start = std::max(now(), m_centerFree);
+            m_centerFree = start + m_env.computeSeconds(kCenterNode, 2.0 * double(SynapticNetImpl::centerMacsPerSample()));
+            const SplitPredictions &r = *m_releases[std::size_t(version)];
+            const bool right = r.centerClass[image] == r.label[image];
+            m_env.loop->at(m_centerFree, [this, node, arrival, deadline, right, fallBack] {
+                const auto back = m_env.send(kCenterNode, node, ServingWire::kReplyBytes);
+                if (!back || *back > deadline) {
+                    fallBack();
+                    return;
+                }
+                m_env.loop->at(*back, [this, arrival, right] { answer(now() - arrival, false, false, right); });
+            });
+        });
+    });
+}
+
+void LiveServing::report(double interval) {
+    InferenceEvent e = m_interval;
+    e.time = now();
+    e.interval = interval;
+    if (!m_latenciesMs.empty()) {
+        e.p50Ms = percentile(m_latenciesMs, 0.50);
+        e.p95Ms = percentile(m_latenciesMs, 0.95);
+        e.p99Ms = percentile(m_latenciesMs, 0.99);
+    }
+    m_env.emit(std::move(e));
+    m_interval = InferenceEvent{};
+    m_interval.p50Ms = m_interval.p95Ms = m_interval.p99Ms = std::numeric_limits<double>::quiet_NaN();
+    m_latenciesMs.clear();
+}
+
+} // namespace synaptic::engine
