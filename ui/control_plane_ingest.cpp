@@ -5,6 +5,7 @@
 #include "charts/time_series_chart.h"
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
+#include "panels/serving_panel.h"
 #include "telemetry/chart_feeder.h"
 #include "topology/topology_view.h"
 
@@ -38,8 +39,13 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
             m_edgeModes.insert(l->edge, mode);
             log(l->time, tr("%1 is %2 (lease epoch %3)").arg(edgeName(l->edge), mode).arg(l->epoch));
         } else if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
-            if (c->applied)
+            if (c->applied) {
                 applyCommandToTopology(*c);
+                if (c->issued.kind == engine::SimCommand::Kind::SetConfidenceThreshold && c->issued.node < 0)
+                    m_serving->setThreshold(c->issued.value);
+                if (c->issued.kind == engine::SimCommand::Kind::SetReleaseCadence)
+                    m_serving->setReleaseCadence(int(c->issued.value));
+            }
             if (c->issued.kind == engine::SimCommand::Kind::MoveShard)
                 m_shardMap->setMoveInFlight(c->issued.shard, c->issued.region, c->issued.node, c->applied);
             const QString detail = c->detail.empty() ? QString() : QStringLiteral(" — ") + QString::fromStdString(c->detail);
@@ -55,6 +61,12 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
                                  .arg(k->checked));
         } else if (const auto *b = std::get_if<engine::LinkBytesEvent>(&e)) {
             applyLinkBytes(*b);
+        } else if (const auto *i = std::get_if<engine::InferenceEvent>(&e)) {
+            m_serving->addInference(*i);
+        } else if (const auto *im = std::get_if<engine::EdgeImageEvent>(&e)) {
+            m_serving->addImage(*im);
+            if (im->edge < 0 && im->version > 0)
+                log(im->time, tr("edge image v%1 released (%2 KB per edge)").arg(im->version).arg(double(im->bytes) / 1e3, 0, 'f', 1));
         }
         m_feeder->add(e, m_samples, wall);
     }

@@ -5,6 +5,7 @@
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
 #include "panels/control_panel.h"
+#include "panels/serving_panel.h"
 #include "replay/replay_controller.h"
 #include "replay/timeline_bar.h"
 #include "telemetry/chart_feeder.h"
@@ -57,6 +58,7 @@ void ControlPlaneWindow::enterReplay(ReplayRecording recording) {
         a->setEnabled(false);
     m_controls->setEnabled(false);
     m_faults->setEnabled(false);
+    m_serving->setControlsEnabled(false);
     m_shardView->setDragEnabled(false);
     m_shardView->setAcceptDrops(false);
 
@@ -80,6 +82,7 @@ void ControlPlaneWindow::enterReplay(ReplayRecording recording) {
 
 void ControlPlaneWindow::resetViews() {
     m_feeder->clear();
+    m_serving->clear();
     m_log->setStringList({});
     m_pendingLog.clear();
     m_linkInterval = -1;

@@ -5,6 +5,7 @@
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
 #include "panels/control_panel.h"
+#include "panels/serving_panel.h"
 #include "telemetry/chart_feeder.h"
 #include "topology/topology_view.h"
 
@@ -129,17 +130,19 @@ void ControlPlaneWindow::buildCharts() {
     m_trainingChart = new TimeSeriesChart(tr("Accuracy and loss"));
     m_driftChart = new TimeSeriesChart(tr("Version lag and parameter drift (at center syncs)"));
     m_bandwidthChart = new TimeSeriesChart(tr("Bandwidth (select an edge for its links)"));
-    m_feeder = std::make_unique<ChartFeeder>(m_trainingChart, m_driftChart, m_bandwidthChart);
+    m_inferenceChart = new TimeSeriesChart(tr("Early-exit serving: edge share, accuracy, latency"));
+    m_feeder = std::make_unique<ChartFeeder>(m_trainingChart, m_driftChart, m_bandwidthChart, m_inferenceChart);
     m_feeder->setTopology(m_edgeNames, m_regionOfEdge, m_regionNames, m_config.batchSize);
     m_feeder->setRedrawBudgetMs(kChartRedrawBudgetMs);
-    for (auto *chart : {m_trainingChart, m_driftChart, m_bandwidthChart})
+    for (auto *chart : {m_trainingChart, m_driftChart, m_bandwidthChart, m_inferenceChart})
         chart->setLazyWhenHidden(true); // a chart behind a dock tab costs nothing until shown
     for (auto *chart : {m_trainingChart, m_driftChart, m_bandwidthChart})
         m_chartPanels << new ChartPanel(chart);
-    m_inferencePanel = new ChartPanel(new TimeSeriesChart(tr("Edge/center routing and inference latency")));
-    m_inferencePanel->setPlaceholder(
-        tr("Edge/center routing ratio and inference latency appear here once the cluster serves requests\n"
-           "(early-exit inference, issue 6). The confidence threshold in Controls is already live."));
+    m_inferencePanel = new ChartPanel(m_inferenceChart);
+    if (!(m_config.serving.requestRate > 0))
+        m_inferencePanel->setPlaceholder(
+            tr("This cluster serves no requests: set \"serving\": {\"request_rate\": R} in its config\n"
+               "(requests per virtual second at each edge) to see early-exit serving here."));
     m_chartPanels << m_inferencePanel;
     for (auto *panel : m_chartPanels)
         connect(panel, &ChartPanel::message, this, [this](const QString &text) { statusBar()->showMessage(text, 8000); });
@@ -195,6 +198,12 @@ void ControlPlaneWindow::buildDocks() {
         else
             firstChart = d;
     }
+    // Serving sits with the charts: its sweep needs the room.
+    m_serving = new ServingPanel(m_edgeNames, m_config.knobs.confidenceThreshold, m_config.serving.releaseEverySyncs);
+    connect(m_serving, &ServingPanel::commandRequested, m_session, &ClusterSession::submit);
+    auto *servingDock = dock(this, tr("Serving"), "servingDock", m_serving);
+    addDockWidget(Qt::RightDockWidgetArea, servingDock);
+    tabifyDockWidget(firstChart, servingDock);
     firstChart->raise();
 
     m_routingView = new QTableView;

@@ -29,6 +29,7 @@ class ControlPanel;
 class ReplayController;
 struct ReplayRecording;
 class FaultPanel;
+class ServingPanel;
 class RoutingTableModel;
 class ShardMapModel;
 class TimeSeriesChart;
@@ -59,6 +60,8 @@ public:
     TimeSeriesChart &driftChart() { return *m_driftChart; }
     TimeSeriesChart &bandwidthChart() { return *m_bandwidthChart; }
     ChartPanel &inferencePanel() { return *m_inferencePanel; }
+    TimeSeriesChart &inferenceChart() { return *m_inferenceChart; }
+    ServingPanel &serving() { return *m_serving; }
     TopologyView &topology() { return *m_topology; }
     QStringListModel &eventLog() { return *m_log; }
     ControlPanel &controls() { return *m_controls; }
@@ -146,6 +149,8 @@ private:
     TimeSeriesChart *m_driftChart = nullptr;
     TimeSeriesChart *m_bandwidthChart = nullptr;
     ChartPanel *m_inferencePanel = nullptr;
+    TimeSeriesChart *m_inferenceChart = nullptr;
+    ServingPanel *m_serving = nullptr;
     QList<ChartPanel *> m_chartPanels;
     std::unique_ptr<ChartFeeder> m_feeder;
     QTreeView *m_shardView = nullptr;

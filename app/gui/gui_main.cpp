@@ -9,6 +9,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QScreen>
 #include <QTimer>
 
@@ -83,6 +84,14 @@ int main(int argc, char **argv) {
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
     }
     window->show();
+    for (const QString &name : options.showDocks) {
+        auto *dock = window->findChild<QDockWidget *>(name);
+        if (!dock) {
+            std::fprintf(stderr, "synaptic: error: --show: no dock named %s\n", qPrintable(name));
+            return 2;
+        }
+        dock->raise();
+    }
     if (!options.screenshotPath.isEmpty()) {
         QTimer::singleShot(int(options.screenshotAfterSeconds * 1000), window.get(), [&] {
             const bool ok = window->grab().save(options.screenshotPath);

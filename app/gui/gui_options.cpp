@@ -32,6 +32,7 @@ void addGuiOptions(QCommandLineParser &p) {
         {"no-autostart", "Open the window without starting training."},
         {"screenshot", "Save a PNG of the window after --after seconds, then exit.", "FILE"},
         {"after", "Seconds before --screenshot (default 5).", "SECONDS"},
+        {"show", "Raise this dock (object name, e.g. servingDock, inferenceChartDock); repeatable.", "DOCK"},
         {"record", "Record the session to FILE (replay it with --replay or synaptic-node info/export).", "FILE"},
         {"replay", "Replay a recording instead of running a cluster.", "FILE"},
         {"run", "With --replay: which run of the recording (default 0).", "N"},
@@ -88,6 +89,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     o.trainMode = p.isSet("train");
     o.autostart = !p.isSet("no-autostart");
     o.screenshotPath = p.value("screenshot");
+    o.showDocks = p.values("show");
     if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after", 0.0, 86400.0);
     o.recordPath = p.value("record");
     o.replayPath = p.value("replay");

@@ -7,6 +7,7 @@
 #include "core/engine/train_config.h"
 
 #include <QString>
+#include <QStringList>
 
 class QCommandLineParser;
 
@@ -24,6 +25,7 @@ struct GuiOptions {
     engine::TrainConfig train;
     bool autostart = true;
     QString screenshotPath;
+    QStringList showDocks;  // --show DOCK: raise these docks (scripted screenshots)
     double screenshotAfterSeconds = 5;
     QString recordPath;   // --record FILE
     QString replayPath;   // --replay FILE: replay instead of running

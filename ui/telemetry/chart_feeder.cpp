@@ -14,8 +14,13 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMB = 1e6;
 } // namespace
 
-ChartFeeder::ChartFeeder(TimeSeriesChart *training, TimeSeriesChart *drift, TimeSeriesChart *bandwidth)
-    : m_training(training), m_drift(drift), m_bandwidth(bandwidth) {
+ChartFeeder::ChartFeeder(TimeSeriesChart *training, TimeSeriesChart *drift, TimeSeriesChart *bandwidth,
+                         TimeSeriesChart *inference)
+    : m_training(training), m_drift(drift), m_bandwidth(bandwidth), m_inference(inference) {
+    if (m_inference) {
+        m_shareAxis = inference->addValueAxis(QObject::tr("share, accuracy (fraction)"), Qt::AlignLeft, 0.0, 1.0);
+        m_latencyAxis = inference->addValueAxis(QObject::tr("latency (ms, virtual)"), Qt::AlignRight, 0.0);
+    }
     m_accuracyAxis = training->addValueAxis(QObject::tr("test accuracy (fraction)"), Qt::AlignLeft, kNaN, 1.0);
     m_lossAxis = training->addValueAxis(QObject::tr("training loss (cross-entropy)"), Qt::AlignRight, 0.0);
     m_lagAxis = drift->addValueAxis(QObject::tr("worst version lag (updates)"), Qt::AlignLeft, 0.0);
@@ -70,6 +75,41 @@ void ChartFeeder::add(const engine::SimEvent &event, std::uint64_t samples, doub
         addDrift(*d, stepsOf(samples), wallSeconds);
     else if (const auto *b = std::get_if<engine::LinkBytesEvent>(&event))
         addBytes(*b, stepsOf(samples), wallSeconds);
+    else if (const auto *i = std::get_if<engine::InferenceEvent>(&event))
+        addInference(*i, stepsOf(samples), wallSeconds);
+}
+
+void ChartFeeder::addInference(const engine::InferenceEvent &i, double steps, double wall) {
+    SamplePoint p;
+    p.steps = steps;
+    p.virtualSeconds = i.time;
+    p.wallSeconds = wall;
+    auto put = [&](TimeSeriesChart *chart, const QString &name, int axis, double value, bool dashed = false) {
+        if (!std::isfinite(value))
+            return;
+        p.value = value;
+        chart->addPoint(name, axis, p, dashed);
+    };
+    // Serving bytes per second against the raw images' (the bandwidth chart).
+    if (i.interval > 0) {
+        put(m_bandwidth, QObject::tr("serving: features to center"), m_rateAxis, double(i.bytesToCenter) / i.interval / kMB);
+        put(m_bandwidth, QObject::tr("serving: raw images (if sent)"), m_rateAxis,
+            double(i.rawInputBytes) / i.interval / kMB, true);
+    }
+    if (!m_inference || i.requests == 0)
+        return;
+    const double n = double(i.requests);
+    const double atCenter = double(i.requests - i.atEdge);
+    put(m_inference, QObject::tr("at edge"), m_shareAxis, double(i.atEdge) / n);
+    put(m_inference, QObject::tr("acc all"), m_shareAxis, double(i.correctEdge + i.correctCenter) / n);
+    if (i.atEdge > 0)
+        put(m_inference, QObject::tr("acc edge"), m_shareAxis, double(i.correctEdge) / double(i.atEdge));
+    if (atCenter > 0)
+        put(m_inference, QObject::tr("acc center"), m_shareAxis, double(i.correctCenter) / atCenter);
+    put(m_inference, QObject::tr("degraded"), m_shareAxis, double(i.degraded) / n);
+    put(m_inference, QObject::tr("p50"), m_latencyAxis, i.p50Ms, true);
+    put(m_inference, QObject::tr("p95"), m_latencyAxis, i.p95Ms, true);
+    put(m_inference, QObject::tr("p99"), m_latencyAxis, i.p99Ms, true);
 }
 
 void ChartFeeder::addMetric(const engine::MetricEvent &m, double wall) {
@@ -169,12 +209,13 @@ void ChartFeeder::flush(double completeBefore) {
         emitInstant(m_pendingBytes, m_bandwidth, m_rateAxisOf);
     QElapsedTimer clock;
     clock.start();
-    TimeSeriesChart *charts[] = {m_training, m_drift, m_bandwidth};
-    for (int k = 0; k < 3; ++k) {
+    TimeSeriesChart *charts[] = {m_training, m_drift, m_bandwidth, m_inference};
+    const int count = m_inference ? 4 : 3;
+    for (int k = 0; k < count; ++k) {
         const double left = m_redrawBudgetMs - double(clock.nsecsElapsed()) / 1e6;
-        charts[(m_firstChart + k) % 3]->flush(std::max(0.0, left));
+        charts[(m_firstChart + k) % count]->flush(std::max(0.0, left));
     }
-    m_firstChart = (m_firstChart + 1) % 3;
+    m_firstChart = (m_firstChart + 1) % count;
 }
 
 void ChartFeeder::clear() {
@@ -185,6 +226,8 @@ void ChartFeeder::clear() {
     m_training->clear();
     m_drift->clear();
     m_bandwidth->clear();
+    if (m_inference)
+        m_inference->clear();
 }
 
 } // namespace synaptic::ui

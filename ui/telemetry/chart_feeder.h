@@ -21,10 +21,15 @@ struct SamplePoint;
 // Each point carries all three x coordinates (steps per edge, virtual and
 // wall seconds) so the charts can switch axes without the data. Events of
 // one instant (a sync's drift rows, an interval's link counters) are folded
-// into one point per series. GUI thread only; no Qt Charts code here.
+// into one point per series. Serving (issue 6) goes to its own chart: edge
+// share, accuracy of the edge's, the center's and all answers, degraded
+// share and latency percentiles per interval; and to the bandwidth chart:
+// features sent to the center against what the raw images would have cost.
+// GUI thread only; no Qt Charts code here.
 class ChartFeeder {
 public:
-    ChartFeeder(TimeSeriesChart *training, TimeSeriesChart *drift, TimeSeriesChart *bandwidth);
+    ChartFeeder(TimeSeriesChart *training, TimeSeriesChart *drift, TimeSeriesChart *bandwidth,
+                TimeSeriesChart *inference = nullptr);
 
     void setTopology(const QStringList &edgeNames, const QVector<int> &regionOfEdge, const QStringList &regionNames,
                      int batchSize);
@@ -57,13 +62,16 @@ private:
     void addMetric(const engine::MetricEvent &m, double wall);
     void addDrift(const engine::DriftEvent &d, double steps, double wall);
     void addBytes(const engine::LinkBytesEvent &b, double steps, double wall);
+    void addInference(const engine::InferenceEvent &i, double steps, double wall);
     void emitInstant(Instant &pending, TimeSeriesChart *chart, const QHash<QString, int> &axisOf);
     int regionOfNode(int node) const;
 
     TimeSeriesChart *m_training;
     TimeSeriesChart *m_drift;
     TimeSeriesChart *m_bandwidth;
+    TimeSeriesChart *m_inference;
     int m_accuracyAxis, m_lossAxis, m_lagAxis, m_driftAxis, m_rateAxis;
+    int m_shareAxis = -1, m_latencyAxis = -1;
     QHash<QString, int> m_driftAxisOf; // drift series → axis
     QHash<QString, int> m_rateAxisOf;
     QStringList m_edgeNames;
