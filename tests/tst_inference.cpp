@@ -51,6 +51,45 @@ ServingSetup setupFor(int edges) {
     return s;
 }
 
+// A model file with its header or weights replaced and its sizes and CRC
+// made consistent again (the layout of model_file.cpp).
+QByteArray rebuilt(const QByteArray &file, const QString &how) {
+    auto le = [&](int at, int n) {
+        quint64 v = 0;
+        for (int i = 0; i < n; ++i)
+            v |= quint64(quint8(file[at + i])) << (8 * i);
+        return v;
+    };
+    const int headerSize = int(le(12, 4));
+    const qint64 weightsSize = qint64(le(16, 8));
+    QByteArray header = file.mid(24, headerSize);
+    QByteArray weights = file.mid(24 + headerSize, weightsSize);
+    if (how == "header-array")
+        header = "[1, 2, 3]";
+    else if (how == "header-types")
+        header = R"({"source": 5, "test_accuracy": "high"})";
+    else
+        weights = QByteArray(512, 'w');
+    QByteArray out = file.left(8);
+    auto put = [&](quint64 v, int n) {
+        for (int i = 0; i < n; ++i)
+            out.append(char((v >> (8 * i)) & 0xff));
+    };
+    put(1, 4);
+    put(quint64(header.size()), 4);
+    put(quint64(weights.size()), 8);
+    out += header;
+    out += weights;
+    quint32 crc = 0xffffffffu; // CRC-32 (IEEE), as zlib computes it
+    for (char c : out) {
+        crc ^= quint8(c);
+        for (int k = 0; k < 8; ++k)
+            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    put(crc ^ 0xffffffffu, 4);
+    return out;
+}
+
 } // namespace
 
 class TestInference : public QObject {
@@ -257,6 +296,22 @@ private Q_SLOTS:
         QCOMPARE(base.rawInputBytes, std::uint64_t(2 * 784));
     }
 
+    void timeoutShorterThanTheRoundTrip() {
+        const SplitPredictions answers = answersWith({0.1f, 0.1f, 0.99f});
+        ServingSetup s = setupFor(1);
+        s.threshold = 0.5;
+        s.timeoutSeconds = 0.030; // the reply takes 80 ms: too late
+        const std::vector<InferenceRequest> requests{{0, 0.0, 0, 0}, {1, 1.0, 0, 1}, {2, 2.0, 0, 2}};
+        const ServingOutcome out = simulateServing(answers, requests, s);
+        const double edge = 2.0 * double(SynapticNetImpl::edgeMacsPerSample()) / 100e9;
+        for (int i : {0, 1}) {
+            QVERIFY(out.served[std::size_t(i)].degraded && out.served[std::size_t(i)].atEdge);
+            QVERIFY(std::abs(out.served[std::size_t(i)].latency - (edge + 0.030)) < 1e-12);
+        }
+        QVERIFY(!out.served[2].degraded && out.served[2].atEdge); // sure: answered before any timeout
+        QCOMPARE(out.lostMessages, std::uint64_t(0)); // the replies arrived, late
+    }
+
     void queueingOnTheEdgeAndTheLink() {
         // Two unsure requests at the same instant: the second waits for the
         // edge's compute and then for the link to finish the first transfer.
@@ -347,6 +402,10 @@ private Q_SLOTS:
         QTest::newRow("empty") << "empty" << "not a Synaptic model file";
         QTest::newRow("future version") << "future" << "newer than this build reads";
         QTest::newRow("missing") << "missing" << "cannot open";
+        // CRC-valid files a hand (not damage) made: refused before the model is touched.
+        QTest::newRow("header not an object") << "header-array" << "header is not a JSON object";
+        QTest::newRow("header wrong types") << "header-types" << "header is not valid";
+        QTest::newRow("weights not an archive") << "weights-garbage" << "the weights cannot be read";
     }
     void damagedModelFiles() {
         QFETCH(QString, damage);
@@ -365,6 +424,8 @@ private Q_SLOTS:
             bytes.clear();
         else if (damage == "future")
             bytes[8] = char(9);
+        else if (damage.startsWith("header-") || damage == "weights-garbage")
+            bytes = rebuilt(bytes, damage);
         if (damage != "missing") {
             QFile out(path);
             QVERIFY(out.open(QIODevice::WriteOnly));

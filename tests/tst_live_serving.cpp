@@ -12,6 +12,7 @@
 
 #include <QTest>
 
+#include <cmath>
 #include <map>
 
 using namespace synaptic;
@@ -164,7 +165,57 @@ private Q_SLOTS:
         QCOMPARE(a.count(), b.count());
     }
 
+    void degradedAnswersComeAtTheTimeout() {
+        // Everything is forwarded (threshold 1) and the timeout (30 ms) is
+        // shorter than the 80 ms round trip: every answer is the edge's own,
+        // at the timeout, never later.
+        ClusterConfig c = m_config;
+        c.knobs.confidenceThreshold = 1.0;
+        c.serving.timeoutMs = 30;
+        SimOptions o;
+        o.virtualSeconds = 1.5;
+        const auto intervals = eventsOf<InferenceEvent>(run(c, o));
+        const Totals t = totalsOf(intervals);
+        QVERIFY(t.requests > 100);
+        QCOMPARE(t.degraded, t.requests);
+        QCOMPARE(t.atEdge, t.requests);
+        for (const auto &i : intervals)
+            if (i.requests > 0) {
+                QVERIFY2(i.p99Ms >= 30.0 && i.p99Ms < 30.1, qPrintable(QString::number(i.p99Ms)));
+                QVERIFY(i.p50Ms >= 30.0);
+            }
+    }
+
+    void strategyWithoutACenterServesNothing() {
+        ClusterConfig c = m_config;
+        c.strategy = "gossip";
+        SimOptions o;
+        o.virtualSeconds = 0.5;
+        StrategyResult result;
+        std::vector<SimEvent> events;
+        o.observer = [&](const SimEvent &e) { events.push_back(e); };
+        o.finalFullEvaluation = false;
+        Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
+        result = sim.run();
+        QVERIFY(eventsOf<InferenceEvent>(events).empty());
+        QCOMPARE(result.servingBytes, std::uint64_t(0));
+        bool noted = false;
+        for (const auto &n : result.notes)
+            noted = noted || n.find("serving is off") != std::string::npos;
+        QVERIFY(noted);
+    }
+
     void releaseCadenceIsLive() {
+        auto releasesIn = [](const std::vector<SimEvent> &events) {
+            int n = 0;
+            for (const auto &im : eventsOf<EdgeImageEvent>(events))
+                n += im.edge < 0;
+            return n;
+        };
+        SimOptions control;
+        control.virtualSeconds = 2.0;
+        const int usual = releasesIn(run(m_config, control));
+        QVERIFY2(usual > 3, qPrintable(QString::number(usual))); // one per center sync
         SimOptions o;
         o.virtualSeconds = 2.0;
         SimCommand slow;
@@ -176,9 +227,7 @@ private Q_SLOTS:
         for (const auto &c : eventsOf<CommandEvent>(events))
             applied = applied || (c.issued.kind == SimCommand::Kind::SetReleaseCadence && c.applied);
         QVERIFY(applied);
-        int releases = 0;
-        for (const auto &im : eventsOf<EdgeImageEvent>(events))
-            releases += im.edge < 0;
+        const int releases = releasesIn(events);
         QVERIFY2(releases <= 2, qPrintable(QString::number(releases))); // v0, and at most one before the command landed
     }
 };

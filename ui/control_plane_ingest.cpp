@@ -41,10 +41,13 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
         } else if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
             if (c->applied) {
                 applyCommandToTopology(*c);
-                if (c->issued.kind == engine::SimCommand::Kind::SetConfidenceThreshold && c->issued.node < 0)
-                    m_serving->setThreshold(c->issued.value);
-                if (c->issued.kind == engine::SimCommand::Kind::SetReleaseCadence)
-                    m_serving->setReleaseCadence(int(c->issued.value));
+                // Values from a recording may be hostile: only plausible ones reach the widgets.
+                const double v = c->issued.value;
+                if (c->issued.kind == engine::SimCommand::Kind::SetConfidenceThreshold && c->issued.node < 0 &&
+                    v >= 0 && v <= 1)
+                    m_serving->setThreshold(v);
+                if (c->issued.kind == engine::SimCommand::Kind::SetReleaseCadence && v >= 1 && v <= 1e6)
+                    m_serving->setReleaseCadence(int(v));
             }
             if (c->issued.kind == engine::SimCommand::Kind::MoveShard)
                 m_shardMap->setMoveInFlight(c->issued.shard, c->issued.region, c->issued.node, c->applied);

@@ -149,11 +149,21 @@ ModelFileInfo loadModel(const std::string &path, SynapticNet &model) {
     if (crcOf(bytes.substr(0, crcAt)) != std::uint32_t(getLE(bytes, crcAt, 4)))
         bad(path, "checksum mismatch (the file is damaged)");
 
-    json header;
+    // Everything is read and checked before the model is touched: any
+    // problem leaves `model` as it was. The CRC catches damage, not intent:
+    // the LibTorch archive reader is not hardened against crafted files, so
+    // a model file is a trusted input (like a checkpoint), unlike a recording.
+    ModelFileInfo info;
     try {
-        header = json::parse(bytes.substr(kFixed, headerSize));
+        const json header = json::parse(bytes.substr(kFixed, headerSize));
+        if (!header.is_object())
+            bad(path, "header is not a JSON object");
+        info.source = header.value("source", std::string());
+        info.testAccuracy = header.value("test_accuracy", -1.0);
+        info.exitTestAccuracy = header.value("exit_test_accuracy", -1.0);
+        info.savedAt = header.value("saved_at", std::string());
     } catch (const json::exception &e) {
-        bad(path, std::string("header is not valid JSON: ") + e.what());
+        bad(path, std::string("header is not valid: ") + e.what());
     }
     torch::serialize::InputArchive archive;
     try {
@@ -161,28 +171,31 @@ ModelFileInfo loadModel(const std::string &path, SynapticNet &model) {
         archive.load_from(weights);
     } catch (const c10::Error &e) {
         bad(path, "the weights cannot be read: " + std::string(e.what_without_backtrace()));
+    } catch (const std::exception &e) {
+        bad(path, std::string("the weights cannot be read: ") + e.what());
     }
-    // Read everything first and check shapes, then copy: a mismatch leaves
-    // `model` as it was.
     std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
     for (const auto &[name, t] : tensorsOf(model)) {
         torch::Tensor stored;
-        if (!archive.try_read(name, stored, /*is_buffer=*/true))
-            bad(path, "tensor '" + name + "' is missing: the file holds another model architecture");
-        if (stored.sizes() != t.sizes())
-            bad(path, "tensor '" + name + "' has shape " + c10::str(stored.sizes()) + ", this build's model has " +
-                          c10::str(t.sizes()) + ": another model architecture");
+        try {
+            if (!archive.try_read(name, stored, /*is_buffer=*/true))
+                bad(path, "tensor '" + name + "' is missing: the file holds another model architecture");
+            if (stored.layout() != torch::kStrided || stored.is_floating_point() != t.is_floating_point() ||
+                stored.is_complex())
+                bad(path, "tensor '" + name + "' has dtype " + std::string(c10::toString(stored.scalar_type())) +
+                              ", this build's model has " + std::string(c10::toString(t.scalar_type())));
+            if (stored.sizes() != t.sizes())
+                bad(path, "tensor '" + name + "' has shape " + c10::str(stored.sizes()) +
+                              ", this build's model has " + c10::str(t.sizes()) + ": another model architecture");
+            stored = stored.to(t.device(), t.scalar_type()).contiguous();
+        } catch (const c10::Error &e) {
+            bad(path, "tensor '" + name + "' cannot be read: " + std::string(e.what_without_backtrace()));
+        }
         copies.emplace_back(t, stored);
     }
     torch::NoGradGuard noGrad;
     for (auto &[target, stored] : copies)
-        target.copy_(stored.to(target.device(), target.scalar_type()));
-
-    ModelFileInfo info;
-    info.source = header.value("source", "");
-    info.testAccuracy = header.value("test_accuracy", -1.0);
-    info.exitTestAccuracy = header.value("exit_test_accuracy", -1.0);
-    info.savedAt = header.value("saved_at", "");
+        target.copy_(stored);
     return info;
 }
 

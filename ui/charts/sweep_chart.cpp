@@ -66,6 +66,10 @@ QPointF SweepChart::operatingPoint() const {
     for (qsizetype i = 0; i + 1 < m_thresholds.size(); ++i) {
         const double a = m_thresholds[i], b = m_thresholds[i + 1];
         if (m_threshold >= a && m_threshold <= b) {
+            // A threshold of 1 sends everything to the center: a jump, not a
+            // slope, so below 1 the point stays at the lower neighbour.
+            if (b >= 1.0 && m_threshold < 1.0)
+                return {m_share[i], m_accuracy[i]};
             const double f = b > a ? (m_threshold - a) / (b - a) : 0;
             return {m_share[i] + f * (m_share[i + 1] - m_share[i]), m_accuracy[i] + f * (m_accuracy[i + 1] - m_accuracy[i])};
         }

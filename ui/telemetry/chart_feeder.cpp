@@ -96,7 +96,9 @@ void ChartFeeder::addInference(const engine::InferenceEvent &i, double steps, do
         put(m_bandwidth, QObject::tr("serving: raw images (if sent)"), m_rateAxis,
             double(i.rawInputBytes) / i.interval / kMB, true);
     }
-    if (!m_inference || i.requests == 0)
+    // A recording may hold inconsistent counts: skip rather than wrap around.
+    if (!m_inference || i.requests == 0 || i.atEdge > i.requests || i.degraded > i.requests ||
+        i.correctEdge > i.atEdge || i.correctCenter > i.requests - i.atEdge)
         return;
     const double n = double(i.requests);
     const double atCenter = double(i.requests - i.atEdge);

@@ -8,6 +8,7 @@
 #include "core/engine/sim/sim_world.h"
 
 #include <cmath>
+#include <memory>
 #include <limits>
 
 namespace synaptic::engine {
@@ -36,6 +37,7 @@ std::uint64_t edgeImageBytes(SynapticNet &model) {
 LiveServing::LiveServing(Env env, Options options, const TensorSet &pool)
     : m_env(std::move(env)), m_options(options), m_pool(pool) {
     m_edgeVersion.assign(std::size_t(m_options.edges), 0);
+    m_retrying.assign(std::size_t(m_options.edges), false);
     for (int e = 0; e < m_options.edges; ++e)
         m_rng.emplace_back(m_options.seed * 0x2545F4914F6CDD1Dull + std::uint64_t(e) + 17);
     m_interval.p50Ms = m_interval.p95Ms = m_interval.p99Ms = std::numeric_limits<double>::quiet_NaN();
@@ -87,9 +89,17 @@ void LiveServing::ship(int edge, std::uint64_t version) {
     const int node = SimWorld::nodeOfEdge(edge);
     const auto arrival = m_env.alive(kCenterNode) ? m_env.send(kCenterNode, node, m_imageBytes) : std::nullopt;
     if (!arrival) {
-        m_env.loop->after(kShipRetrySeconds, [this, edge, version] {
-            if (m_edgeVersion[std::size_t(edge)] < version)
-                ship(edge, version);
+        // One retry chain per edge, and it ships the newest image when it
+        // fires: releases made while the edge was cut off are not sent one
+        // after another once it is back.
+        if (m_retrying[std::size_t(edge)])
+            return;
+        m_retrying[std::size_t(edge)] = true;
+        m_env.loop->after(kShipRetrySeconds, [this, edge] {
+            m_retrying[std::size_t(edge)] = false;
+            const std::uint64_t newest = m_releases.size() - 1;
+            if (m_edgeVersion[std::size_t(edge)] < newest)
+                ship(edge, newest);
         });
         return;
     }
@@ -105,7 +115,9 @@ void LiveServing::scheduleArrival(int edge, double after) {
     if (!(m_options.ratePerEdge > 0))
         return;
     std::exponential_distribution<double> gap(m_options.ratePerEdge);
-    m_env.loop->at(now() + after + gap(m_rng[std::size_t(edge)]), [this, edge] { arrive(edge); });
+    const double at = now() + after + gap(m_rng[std::size_t(edge)]);
+    if (std::isfinite(at))
+        m_env.loop->at(at, [this, edge] { arrive(edge); });
 }
 
 void LiveServing::answer(double latency, bool atEdge, bool degraded, bool correct) {
@@ -143,33 +155,39 @@ void LiveServing::arrive(int edge) {
     }
     m_env.loop->at(done, [this, node, arrival, done, image, version, exitRight] {
         const std::uint64_t bytes = ServingWire::kHeaderBytes + ServingWire::featureBytes();
-        m_interval.bytesToCenter += bytes;
+        // Whichever comes first answers: the center's reply, or the edge's
+        // own answer at the deadline (lost message, slow or dead center).
+        auto answered = std::make_shared<bool>(false);
         const double deadline = done + m_options.timeoutSeconds;
-        const auto atCenter = m_env.send(node, kCenterNode, bytes);
-        auto fallBack = [this, arrival, deadline, exitRight] {
-            m_env.loop->at(std::max(now(), deadline),
-                           [this, arrival, exitRight] { answer(now() - arrival, true, true, exitRight); });
-        };
-        if (!atCenter) {
-            fallBack();
-            return;
-        }
-        m_env.loop->at(*atCenter, [this, node, arrival, deadline, image, version, fallBack] {
-            if (!m_env.alive(kCenterNode)) {
-                fallBack();
+        m_env.loop->at(deadline, [this, arrival, exitRight, answered] {
+            if (*answered)
                 return;
-            }
+            *answered = true;
+            answer(now() - arrival, true, true, exitRight);
+        });
+        const auto atCenter = m_env.send(node, kCenterNode, bytes);
+        m_interval.bytesToCenter += bytes; // sent, even when the link loses it
+        if (!atCenter)
+            return;
+        m_env.loop->at(*atCenter, [this, node, arrival, deadline, image, version, answered] {
+            if (*answered || !m_env.alive(kCenterNode))
+                return;
             const double start = std::max(now(), m_centerFree);
             m_centerFree = start + m_env.computeSeconds(kCenterNode, 2.0 * double(SynapticNetImpl::centerMacsPerSample()));
             const SplitPredictions &r = *m_releases[std::size_t(version)];
             const bool right = r.centerClass[image] == r.label[image];
-            m_env.loop->at(m_centerFree, [this, node, arrival, deadline, right, fallBack] {
-                const auto back = m_env.send(kCenterNode, node, ServingWire::kReplyBytes);
-                if (!back || *back > deadline) {
-                    fallBack();
+            m_env.loop->at(m_centerFree, [this, node, arrival, deadline, right, answered] {
+                if (*answered)
                     return;
-                }
-                m_env.loop->at(*back, [this, arrival, right] { answer(now() - arrival, false, false, right); });
+                const auto back = m_env.send(kCenterNode, node, ServingWire::kReplyBytes);
+                if (!back || *back > deadline)
+                    return; // the deadline timer answers
+                m_env.loop->at(*back, [this, arrival, right, answered] {
+                    if (*answered)
+                        return;
+                    *answered = true;
+                    answer(now() - arrival, false, false, right);
+                });
             });
         });
     });

@@ -72,7 +72,6 @@ public:
     std::uint64_t servedVersion(int edge) const { return m_edgeVersion[std::size_t(edge)]; }
 
 private:
-    struct Pending;
     void scheduleArrival(int edge, double after);
     void arrive(int edge);
     void ship(int edge, std::uint64_t version);
@@ -84,6 +83,7 @@ private:
     const TensorSet &m_pool;
     std::vector<std::unique_ptr<SplitPredictions>> m_releases; // by version
     std::vector<std::uint64_t> m_edgeVersion;                  // what each edge serves
+    std::vector<bool> m_retrying;                              // an image shipment waits for the link
     std::vector<std::mt19937_64> m_rng;                        // per edge
     std::uint64_t m_imageBytes = 0;
     int m_syncsSinceRelease = 0;

@@ -110,6 +110,7 @@ ServeResult runServe(const ServeRequest &r) {
     ServingSetup &s = out.setup;
     s.threshold = r.threshold.value_or(config.knobs.confidenceThreshold);
     s.centerGflops = config.centerGflops;
+    s.timeoutSeconds = config.serving.timeoutMs / 1000.0;
     s.edgeCenter = config.edgeCenter;
     if (r.linkLatencyMs)
         s.edgeCenter.latencySeconds = *r.linkLatencyMs / 1000.0;
@@ -155,6 +156,7 @@ std::string serveReportJson(const ServeRequest &r, const ServeResult &res) {
                         {"bandwidth_bits_per_s", res.setup.edgeCenter.bandwidthBitsPerSecond},
                         {"loss", res.setup.edgeCenter.lossRate}}},
               {"center_gflops", res.setup.centerGflops},
+              {"timeout_ms", res.setup.timeoutSeconds * 1000},
               {"edges", edges},
               {"wire_bytes", {{"raw_image", ServingWire::kRawImageBytes}, {"features", ServingWire::featureBytes()},
                               {"header", ServingWire::kHeaderBytes}, {"reply", ServingWire::kReplyBytes}}},

@@ -140,6 +140,8 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             Reader s(top.at("serving"), "serving", {"request_rate", "confidence", "release_every_syncs", "timeout_ms"});
             auto &v = c.serving;
             v.requestRate = s.number("request_rate", v.requestRate, 0, 1e6);
+            if (v.requestRate > 0 && v.requestRate < 1e-3)
+                Reader::fail("serving.request_rate", "must be 0 (no serving) or at least 0.001 per virtual second");
             v.confidence = s.text("confidence", v.confidence, {"max_softmax", "entropy"});
             v.releaseEverySyncs = int(s.integer("release_every_syncs", v.releaseEverySyncs, 1, 1000000));
             v.timeoutMs = s.number("timeout_ms", v.timeoutMs, 0, 3.6e6, true);

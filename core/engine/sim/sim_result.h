@@ -31,6 +31,10 @@ struct StrategyResult {
     std::uint64_t bytesToCenter = 0;
     std::uint64_t wanBytes = 0;
     std::uint64_t totalBytes = 0;
+    // Early-exit serving's traffic (features, replies, edge images): on the
+    // same links (LinkBytesEvents include it) but not in the training
+    // figures above, so strategies compare the same with serving on or off.
+    std::uint64_t servingBytes = 0;
     std::uint64_t messages = 0;
     std::uint64_t messagesLost = 0;     // lost on a lossy link and sent again
     std::uint64_t messagesDropped = 0;  // link down or receiver dead: never delivered

@@ -117,6 +117,7 @@ json strategyEntry(const StrategyResult &r) {
             {"bytes_to_center", r.bytesToCenter},
             {"wan_bytes", r.wanBytes},
             {"total_bytes", r.totalBytes},
+            {"serving_bytes", r.servingBytes},
             {"messages", r.messages},
             {"messages_lost", r.messagesLost},
             {"messages_dropped", r.messagesDropped},

@@ -211,8 +211,8 @@ struct Simulation::Impl {
             k.leaseSeconds = c.value;
             return "";
         case K::SetReleaseCadence:
-            if (c.value < 1)
-                return "the cadence must be at least one center sync";
+            if (!(c.value >= 1 && c.value <= 1e6))
+                return "the cadence must be 1 to 1,000,000 center syncs";
             world.config.serving.releaseEverySyncs = int(c.value);
             if (serving)
                 serving->setReleaseEverySyncs(int(c.value));
@@ -220,6 +220,8 @@ struct Simulation::Impl {
         case K::SetConfidenceThreshold:
             if (c.node >= edges)
                 return "no such edge";
+            if (!(c.value >= 0 && c.value <= 1))
+                return "the threshold must be between 0 and 1";
             if (c.node < 0) {
                 k.confidenceThreshold = c.value;
                 std::fill(world.confidenceOverride.begin(), world.confidenceOverride.end(), std::nan(""));
@@ -370,18 +372,14 @@ struct Simulation::Impl {
         serving->release(servingScratch->net());
     }
 
-    // Serving traffic (issue 6): bytes on the run's real links, counted like
-    // the strategy's messages, but not a strategy Message.
+    // Serving traffic (issue 6): on the run's real links, so it queues with
+    // the training traffic and shows in the link reports, but counted apart
+    // from the strategy's bytes (StrategyResult::servingBytes).
     std::optional<double> sendRaw(int from, int to, std::uint64_t bytes) {
         Link &l = link(from, to);
         const auto arrival = l.send(loop.now(), bytes);
         if (l.spec().up) {
-            ++result.messages;
-            result.totalBytes += bytes;
-            if (from == kCenterNode || to == kCenterNode)
-                result.bytesToCenter += bytes;
-            if (isWan(from, to))
-                result.wanBytes += bytes;
+            result.servingBytes += bytes;
             intervalBytes[{from, to}] += bytes;
         }
         return arrival;
@@ -391,6 +389,11 @@ struct Simulation::Impl {
         const auto &s = world.config.serving;
         if (!(s.requestRate > 0))
             return;
+        if (!nodes[std::size_t(kCenterNode)]) {
+            result.notes.push_back("serving is off: " + world.config.strategy +
+                                   " has no center to forward requests to or to release edge images");
+            return;
+        }
         LiveServing::Env env;
         env.loop = &loop;
         env.send = [this](int from, int to, std::uint64_t bytes) { return sendRaw(from, to, bytes); };
