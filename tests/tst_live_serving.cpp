@@ -7,6 +7,7 @@
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
+#include "events_of.h"
 
 #include <ATen/Parallel.h>
 
@@ -19,15 +20,6 @@ using namespace synaptic;
 using namespace synaptic::engine;
 
 namespace {
-
-template <typename T>
-std::vector<T> eventsOf(const std::vector<SimEvent> &events) {
-    std::vector<T> out;
-    for (const auto &e : events)
-        if (const auto *t = std::get_if<T>(&e))
-            out.push_back(*t);
-    return out;
-}
 
 struct Totals {
     std::uint64_t requests = 0, atEdge = 0, degraded = 0, bytes = 0, raw = 0;

@@ -9,6 +9,7 @@
 #include "core/engine/sim/strategies/synaptic_owner.h"
 #include "core/engine/synapse/flat_model.h"
 #include "core/engine/tensor_data.h"
+#include "events_of.h"
 
 #include <ATen/Parallel.h>
 
@@ -27,15 +28,6 @@ struct Run {
     StrategyResult result;
     std::vector<SimEvent> events;
 };
-
-template <typename T>
-std::vector<T> eventsOf(const std::vector<SimEvent> &events) {
-    std::vector<T> out;
-    for (const auto &e : events)
-        if (const auto *t = std::get_if<T>(&e))
-            out.push_back(*t);
-    return out;
-}
 
 } // namespace
 
