@@ -180,11 +180,10 @@ private Q_SLOTS:
         // The gate itself, fed crafted messages: an expired stamp, a
         // superseded epoch, and valid ones. Only the valid ones are applied.
         auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
-        world->emit = [](SimEvent) {};
-        SynapticOwner owner(*world, 0);
+        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
         const int shard = owner.ownedShards().front();
         const auto before = owner.values(shard).clone();
-        const auto size = world->plan.shards[std::size_t(shard)].parameters;
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
         auto gradients = [&](int origin, Lease lease, double writtenAt, std::uint64_t id, float value) {
             Message m;
             m.kind = MessageKind::Gradients;
@@ -200,12 +199,18 @@ private Q_SLOTS:
         };
         owner.observeLease(Lease{5, 100}, 2); // edge 2 already holds epoch 5
         Outbox out;
-        owner.onGradients(1.0, gradients(1, Lease{1, 0.5}, 1.0, 101, 100.f), true, out);  // expired when written
-        owner.onGradients(1.0, gradients(2, Lease{4, 9.0}, 1.0, 102, -100.f), true, out); // superseded epoch
-        owner.onGradients(1.0, gradients(0, Lease{3, 9.0}, 1.0, 103, 1.f), true, out);   // valid: merge now
-        QCOMPARE(world->ledger.rejected, std::uint64_t(2));
-        QCOMPARE(world->ledger.applied, std::uint64_t(1));
-        QCOMPARE(world->ledger.appliedUnderExpiredLease, std::uint64_t(0));
+        const double window = 0.1;
+        owner.onGradients(1.0, gradients(1, Lease{1, 0.5}, 1.0, 101, 100.f), true, window, out);  // expired when written
+        owner.onGradients(1.0, gradients(2, Lease{4, 9.0}, 1.0, 102, -100.f), true, window, out); // superseded epoch
+        owner.onGradients(1.0, gradients(0, Lease{3, 9.0}, 1.0, 103, 1.f), true, window, out);   // valid: merge now
+        // What the owner reported is what a driver folds into the ledger.
+        ContributionLedger ledger;
+        for (const auto &r : out.reports)
+            if (const auto *l = std::get_if<LedgerReport>(&r))
+                ledger.fold(*l);
+        QCOMPARE(ledger.rejected, std::uint64_t(2));
+        QCOMPARE(ledger.applied, std::uint64_t(1));
+        QCOMPARE(ledger.appliedUnderExpiredLease, std::uint64_t(0));
         QCOMPARE(owner.version(shard), std::uint64_t(1));
         // Exactly one Adam step on the valid gradient (all ones): every value moves by -lr.
         QVERIFY(torch::allclose(owner.values(shard), before - world->config.learningRate, 1e-5, 1e-6));
@@ -215,8 +220,8 @@ private Q_SLOTS:
         // Move three shards of eu while the region trains, one of them twice.
         const auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
         std::vector<int> ownedByEu0;
-        for (const auto &s : world->plan.shards)
-            if (world->plan.owner[0][std::size_t(s.id)] == 0)
+        for (const auto &s : world->plan().shards)
+            if (world->plan().owner[0][std::size_t(s.id)] == 0)
                 ownedByEu0.push_back(s.id);
         QVERIFY(ownedByEu0.size() >= 3);
         using K = SimCommand::Kind;
@@ -278,10 +283,22 @@ private Q_SLOTS:
         ClusterConfig c = m_tiny;
         c.strategy = "param_server";
         const auto r = run(c, steps(5)).result;
-        const std::uint64_t params = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan.totalParameters);
+        const std::uint64_t params = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan().totalParameters);
         const std::uint64_t buffers = 2 * (32 + 4 + 32 + 64); // running mean and var of the four batch-norms
-        // Per edge and step: gradient + statistics up, values down, 64-byte headers.
-        const std::uint64_t perStep = (64 + 4 * (params + buffers)) + (64 + 4 * params);
+        // The synaptic.v1 encoding, worked out by hand from protobuf's rules:
+        // a flat float32 tensor field is tag + length + (dtype 2, packed shape
+        // 1 + 1 + varint(n), data 1 + varint(4n) + 4n); gRPC adds 5 bytes.
+        auto varint = [](std::uint64_t v) { std::uint64_t n = 1; while (v >= 128) { v >>= 7; ++n; } return n; };
+        auto tensorField = [&](std::uint64_t n) {
+            const std::uint64_t body = 2 + (2 + varint(n)) + (1 + varint(4 * n) + 4 * n);
+            return 1 + varint(body) + body;
+        };
+        // Gradient up: kind 2, from 2, round (1..5) 2, sent_at 9, origin -1 2,
+        // chunk -1 2 bytes, then the gradient and the statistics.
+        const std::uint64_t up = 19 + tensorField(params) + tensorField(buffers) + 5;
+        // Values down: kind 2, to 2, sent_at 9, origin 2, chunk 2, the values.
+        const std::uint64_t down = 17 + tensorField(params) + 5;
+        const std::uint64_t perStep = up + down;
         QCOMPARE(r.bytesToCenter, 6 * 5 * perStep);
         QCOMPARE(r.wanBytes, r.bytesToCenter);
         QCOMPARE(r.totalBytes, r.bytesToCenter);

@@ -66,6 +66,11 @@ void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
             applyLinkBytes(*b);
         } else if (const auto *i = std::get_if<engine::InferenceEvent>(&e)) {
             m_serving->addInference(*i);
+        } else if (const auto *rj = std::get_if<engine::RejectedInputEvent>(&e)) {
+            log(rj->time, tr("%1 refused %2 input(s) from %3: %4")
+                              .arg(rj->node == 0 ? tr("center") : edgeName(rj->node - 1))
+                              .arg(rj->count)
+                              .arg(QString::fromStdString(rj->peer), QString::fromStdString(rj->reason)));
         } else if (const auto *im = std::get_if<engine::EdgeImageEvent>(&e)) {
             m_serving->addImage(*im);
             if (im->edge < 0 && im->version > 0)

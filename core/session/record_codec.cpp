@@ -123,6 +123,14 @@ struct ToProto {
         p->mutable_sweep_edge_share()->Add(v.sweepEdgeShare.begin(), v.sweepEdgeShare.end());
         p->mutable_sweep_accuracy()->Add(v.sweepAccuracy.begin(), v.sweepAccuracy.end());
     }
+    void operator()(const e::RejectedInputEvent &v) {
+        m.set_time(v.time);
+        auto *p = m.mutable_rejected_input();
+        p->set_node(v.node);
+        p->set_reason(v.reason);
+        p->set_peer(v.peer);
+        p->set_count(v.count);
+    }
     void operator()(const e::CommandEvent &v) {
         m.set_time(v.time);
         auto *p = m.mutable_command();
@@ -188,6 +196,10 @@ std::optional<e::SimEvent> fromProto(const pb::Event &m) {
         ev.sweepEdgeShare.assign(p.sweep_edge_share().begin(), p.sweep_edge_share().begin() + n);
         ev.sweepAccuracy.assign(p.sweep_accuracy().begin(), p.sweep_accuracy().begin() + n);
         return ev;
+    }
+    case pb::Event::kRejectedInput: {
+        const auto &p = m.rejected_input();
+        return e::RejectedInputEvent{t, p.node(), p.reason(), p.peer(), p.count()};
     }
     default:
         return std::nullopt;

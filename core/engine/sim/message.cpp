@@ -1,10 +1,9 @@
 #include "message.h"
 
+#include "wire_size.h"
+
 namespace synaptic::engine {
 
-namespace {
-std::uint64_t floats(const at::Tensor &t) { return t.defined() ? std::uint64_t(t.numel()) : 0; }
-} // namespace
 
 const char *messageKindName(MessageKind kind) {
     switch (kind) {
@@ -21,18 +20,16 @@ const char *messageKindName(MessageKind kind) {
     case MessageKind::LocalDelta: return "local_delta";
     case MessageKind::RingChunk: return "ring_chunk";
     case MessageKind::GossipParams: return "gossip_params";
+    case MessageKind::OwnerAnnounce: return "owner_announce";
     }
     return "unknown";
 }
 
-std::uint64_t Message::bytes() const {
-    constexpr std::uint64_t kHeader = 64;      // ids, kind, lease, round, timestamps
-    constexpr std::uint64_t kShardHeader = 24; // shard id, version, checksum
-    std::uint64_t n = kHeader + 4 * (floats(tensor) + floats(buffers));
-    for (const auto &s : shards)
-        n += kShardHeader + 4 * (floats(s.data) + floats(s.optimizer.m) + floats(s.optimizer.v) + floats(s.base) + floats(s.sentValues)) +
-             8 * s.contributionIds.size();
-    return n;
+bool isReliable(MessageKind k) {
+    return k == MessageKind::CenterDelta || k == MessageKind::CenterValues || k == MessageKind::Handoff ||
+           k == MessageKind::OwnerAnnounce;
 }
+
+std::uint64_t Message::bytes() const { return wireBytes(*this); }
 
 } // namespace synaptic::engine

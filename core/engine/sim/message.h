@@ -28,9 +28,18 @@ enum class MessageKind {
     LocalDelta,      // diloco: edge -> center, whole-model delta after H local steps
     RingChunk,       // allreduce: one chunk of the ring
     GossipParams,    // gossip: an edge's whole model to a neighbour
+    OwnerAnnounce,   // new owner -> its region's edges and the center: "these shards are mine now"
 };
+inline constexpr int kMessageKinds = int(MessageKind::OwnerAnnounce) + 1;
 
 const char *messageKindName(MessageKind kind);
+
+// Kinds whose sender's transport keeps trying until the message lands: the
+// center's channel, shard handoffs and owner announcements (DESIGN.md §1:
+// the slow, reliable back-to-origin channel). Every other kind is best
+// effort: lost when its link is down or its receiver is dead. Receivers
+// make redelivery harmless (versions, sequences, epochs).
+bool isReliable(MessageKind kind);
 
 // One shard's entry in a message.
 struct ShardItem {
@@ -64,12 +73,14 @@ struct Message {
     double writtenAt = 0;        // Gradients: when the origin sent it (the lease must be valid then)
     std::vector<ShardItem> shards;
     at::Tensor tensor;           // whole-model or chunk payload
-    at::Tensor buffers;          // batch-norm statistics riding with whole-model values
+    at::Tensor buffers;          // batch-norm statistics riding with whole-model values (and center deltas)
     int chunk = -1;              // RingChunk: chunk index; phase in `round`
     bool last = false;           // Gradients: the sender used its step budget; this is its final window
+    bool join = false;           // Heartbeat: the sender (re)started and needs its region's routing
+    std::vector<int> owners;     // LeaseGrant answering a join: owner edge of every shard in the edge's region
 
-    // Size on the wire: a fixed header, a small per-shard header, 4 bytes per
-    // float carried (optimizer state included).
+    // Bytes on the wire: its synaptic.v1 encoding plus gRPC's framing
+    // (wire_size.h); what the simulator charges and a live transport sends.
     std::uint64_t bytes() const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <torch/nn/functional/loss.h>
 
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -34,6 +35,7 @@ at::Tensor Replica::nextBatch() {
 }
 
 void Replica::trainStep() {
+    const auto t0 = std::chrono::steady_clock::now();
     const auto idx = nextBatch();
     const auto images = m_train.images.index_select(0, idx);
     const auto labels = m_train.labels.index_select(0, idx);
@@ -47,6 +49,10 @@ void Replica::trainStep() {
     ++m_lossSteps;
     ++m_steps;
     m_samples += std::uint64_t(m_batch);
+    // Wall time is only read by live drivers (real time); never by the
+    // simulator, whose durations come from the compute model.
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m_stepWallSeconds = m_steps == 1 ? wall : 0.9 * m_stepWallSeconds + 0.1 * wall;
 }
 
 double Replica::takeMeanLoss() {

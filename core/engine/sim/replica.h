@@ -26,6 +26,8 @@ public:
     int batchSize() const { return m_batch; }
     // Mean training loss since the last call (NaN if no step ran).
     double takeMeanLoss();
+    // Moving average of a step's wall time (live drivers; 0.05 before the first).
+    double meanStepWallSeconds() const { return m_steps ? m_stepWallSeconds : 0.05; }
 
 private:
     at::Tensor nextBatch();
@@ -42,6 +44,7 @@ private:
     std::uint64_t m_samples = 0;
     at::Tensor m_lossSum;
     int m_lossSteps = 0;
+    double m_stepWallSeconds = 0;
 };
 
 } // namespace synaptic::engine

@@ -50,6 +50,10 @@ struct Describe {
             s += " " + num(e.sweepThreshold[i]) + ":" + num(e.sweepEdgeShare[i]) + "/" + num(e.sweepAccuracy[i]);
         return s;
     }
+    std::string operator()(const RejectedInputEvent &e) const {
+        return "t=" + num(e.time) + " rejected node=" + num(e.node) + " count=" + num(e.count) + " " + e.reason +
+               " from " + e.peer;
+    }
     std::string operator()(const CommandEvent &e) const {
         return "t=" + num(e.time) + " command " + e.command + (e.applied ? " applied" : " refused") +
                (e.detail.empty() ? "" : ": " + e.detail);

@@ -94,8 +94,18 @@ struct EdgeImageEvent {
     std::vector<double> sweepAccuracy;
 };
 
+// Inputs a live node refused (issue 13 §8): malformed or hostile messages,
+// stale data, floods. One per node and reason per report interval.
+struct RejectedInputEvent {
+    double time = 0;
+    int node = 0;              // 0 = center, 1..E = edges
+    std::string reason;
+    std::string peer;          // who sent the last one refused for this reason
+    std::uint64_t count = 0;
+};
+
 using SimEvent = std::variant<MetricEvent, RoutingEvent, LinkBytesEvent, DriftEvent, ConsistencyEvent, LeaseEvent,
-                              CommandEvent, InferenceEvent, EdgeImageEvent>;
+                              CommandEvent, InferenceEvent, EdgeImageEvent, RejectedInputEvent>;
 
 // One line of canonical text per event (doubles printed exactly), used for
 // logs and for the event-stream hash that proves determinism.

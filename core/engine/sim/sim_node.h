@@ -1,6 +1,7 @@
 #pragma once
 
 #include "message.h"
+#include "node_report.h"
 #include "sim_command.h"
 
 #include <string>
@@ -10,8 +11,9 @@
 namespace synaptic::engine {
 
 // What a node asks its driver to do after handling one input: messages to
-// send and timers to set. Nodes do no I/O of their own (DESIGN.md §3), so the
-// same node code runs under the simulator and a live driver.
+// send, timers to set, and reports for observers. Nodes do no I/O of their
+// own (DESIGN.md §3), so the same node code runs under the simulator and a
+// live driver.
 struct Outbox {
     struct Timer {
         double at = 0;
@@ -20,9 +22,15 @@ struct Outbox {
     };
     std::vector<Message> messages;
     std::vector<Timer> timers;
+    std::vector<NodeReport> reports;
 
     void send(Message m) { messages.push_back(std::move(m)); }
     void timer(double at, int kind, std::uint64_t arg = 0) { timers.push_back({at, kind, arg}); }
+    void report(NodeReport r) { reports.push_back(std::move(r)); }
+    void ledger(LedgerReport::Kind kind, std::uint64_t count) {
+        if (count > 0)
+            reports.push_back(LedgerReport{kind, -1, count, {}});
+    }
 };
 
 // A center or edge as a state machine: inputs are the start, a message or a
@@ -41,13 +49,24 @@ public:
     virtual void onMessage(double now, Message &&message, Outbox &out) = 0;
     virtual void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) = 0;
     // The node was killed: it loses in-flight work (pending timers are dropped
-    // by the driver). Default: nothing to forget.
-    virtual void onKilled(double /*now*/) {}
+    // by the driver). What it reports here (work lost) the driver still folds.
+    virtual void onKilled(double /*now*/, Outbox & /*out*/) {}
     // A live command addressed to this node (e.g. move a shard it owns).
     // Returns an empty string when applied, otherwise why it was refused.
     virtual std::string onCommand(double /*now*/, const SimCommand & /*cmd*/, Outbox & /*out*/) {
         return "not supported by this node";
     }
+
+    // The node's process is leaving cleanly (SIGTERM): stop training and
+    // hand what it owns to edges that stay (`edgeUp`: per edge index).
+    virtual void onLeave(double /*now*/, const std::vector<bool> & /*edgeUp*/, Outbox & /*out*/) {}
+    // The node has no work left: its step budget is used and nothing it
+    // sent waits for an answer (a live driver ends the run on it).
+    virtual bool finished() const { return false; }
+    // Measurement, not protocol: the model this node would be judged by
+    // (a center's global copy), for a live driver's evaluation. False when
+    // the node holds none.
+    virtual bool evaluationModel(at::Tensor & /*values*/, at::Tensor & /*buffers*/) const { return false; }
 
 private:
     int m_id;

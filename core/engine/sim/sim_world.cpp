@@ -1,10 +1,10 @@
 #include "sim_world.h"
 
-#include <cmath>
-
 #include "core/engine/synapse/model_layout.h"
 
 #include <torch/utils.h>
+
+#include <cmath>
 
 namespace synaptic::engine {
 
@@ -17,32 +17,25 @@ void ContributionLedger::recordApplied(int shard, std::uint64_t id) {
         ++applied;
 }
 
-const std::string &SimWorld::edgeName(int edge) const {
-    int i = 0;
-    for (const auto &r : config.regions)
-        for (const auto &e : r.edges)
-            if (i++ == edge)
-                return e.name;
-    static const std::string unknown = "?";
-    return unknown;
-}
-
-double SimWorld::edgeGflops(int edge) const {
-    int i = 0;
-    for (const auto &r : config.regions)
-        for (const auto &e : r.edges)
-            if (i++ == edge)
-                return e.gflops;
-    return 1;
+void ContributionLedger::fold(const LedgerReport &r) {
+    using K = LedgerReport::Kind;
+    switch (r.kind) {
+    case K::Sent: sent += r.count; break;
+    case K::Applied:
+        for (auto id : r.ids)
+            recordApplied(r.shard, id);
+        break;
+    case K::Rejected: rejected += r.count; break;
+    case K::Forwarded: forwarded += r.count; break;
+    case K::LostInCrash: lostInCrash += r.count; break;
+    case K::AppliedUnderExpiredLease: appliedUnderExpiredLease += r.count; break;
+    case K::SentWhileReadOnly: sentWhileReadOnly += r.count; break;
+    }
 }
 
 double SimWorld::computeSeconds(int node, double flops) const {
-    const double gflops = node == 0 ? config.centerGflops : edgeGflops(edgeOfNode(node));
+    const double gflops = node == 0 ? shape->centerGflops : shape->edgeGflops[std::size_t(edgeOfNode(node))];
     return flops / (gflops * 1e9);
-}
-
-double SimWorld::trainStepSeconds(int edge) const {
-    return computeSeconds(nodeOfEdge(edge), trainFlopsPerSample * config.batchSize);
 }
 
 double SimWorld::confidenceThreshold(int edge) const {
@@ -50,22 +43,50 @@ double SimWorld::confidenceThreshold(int edge) const {
     return std::isnan(own) ? config.knobs.confidenceThreshold : own;
 }
 
-double windowSeconds(const SimWorld &world, int edge) {
-    const auto &k = world.config.knobs;
-    return k.aggregationWindowMs > 0 ? k.aggregationWindowMs / 1e3
-                                     : k.aggregationWindowSteps * world.trainStepSeconds(edge);
+NodeContext &SimWorld::context(int node) {
+    if (m_contexts.empty())
+        m_contexts.resize(std::size_t(edgeCount() + 1));
+    auto &slot = m_contexts.at(std::size_t(node));
+    if (!slot) {
+        slot = std::make_unique<NodeContext>();
+        slot->node = node;
+        slot->config = &config;
+        slot->shape = shape;
+        slot->model = model;
+        slot->stepsPerEdge = stepsPerEdge;
+        if (node > 0) {
+            const int edge = edgeOfNode(node);
+            slot->owners = model->plan.owner[std::size_t(regionOfEdge(edge))];
+            slot->train = train;
+            slot->partition = partition[std::size_t(edge)];
+        }
+    }
+    return *slot;
 }
 
-std::unique_ptr<FlatModel> SimWorld::newModel() const {
-    auto m = std::make_unique<FlatModel>(plan, layers, device);
-    m->setValues(initialValues);
-    m->setBuffers(initialBuffers);
+PlanTopology topologyOf(const ClusterConfig &config) {
+    PlanTopology t;
+    for (const auto &r : config.regions)
+        t.edgesPerRegion.push_back(int(r.edges.size()));
+    return t;
+}
+
+std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, const PlanTopology &topology,
+                                                 const std::string &device) {
+    auto m = std::make_shared<ModelSetup>();
+    m->device = device;
+    // The initial model depends on the seed only, so every strategy of a
+    // comparison starts from the same weights.
+    torch::manual_seed(config.seed);
+    SynapticNet probe;
+    m->layers = layoutOf(*probe);
+    m->plan = planShards(m->layers, topology);
+    m->trainFlopsPerSample = 6.0 * double(SynapticNetImpl::forwardMacsPerSample());
+    torch::manual_seed(config.seed);
+    FlatModel init(m->plan, m->layers, device);
+    m->initialValues = init.values();
+    m->initialBuffers = init.buffers();
     return m;
-}
-
-std::unique_ptr<Replica> SimWorld::newReplica(int edge) const {
-    return std::make_unique<Replica>(newModel(), *train, partition[std::size_t(edge)], config.batchSize, exitWeight,
-                                     config.seed * 1000003ull + std::uint64_t(edge));
 }
 
 std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet &train,
@@ -74,34 +95,20 @@ std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet
     w->config = config;
     w->device = device;
     w->train = &train;
-    for (std::size_t r = 0; r < config.regions.size(); ++r) {
-        w->topology.edgesPerRegion.push_back(int(config.regions[r].edges.size()));
-        w->edgesOfRegion.emplace_back();
-        for (std::size_t e = 0; e < config.regions[r].edges.size(); ++e) {
-            w->edgesOfRegion.back().push_back(int(w->regionOfEdge.size()));
-            w->regionOfEdge.push_back(int(r));
-        }
-    }
-    w->confidenceOverride.assign(w->regionOfEdge.size(), std::nan(""));
-    // The initial model depends on the seed only, so every strategy of a
-    // comparison starts from the same weights.
-    torch::manual_seed(config.seed);
-    SynapticNet probe;
-    w->layers = layoutOf(*probe);
-    w->plan = planShards(w->layers, w->topology);
-    w->routing = std::make_unique<RoutingTable>(w->plan, w->topology);
-    w->trainFlopsPerSample = 6.0 * double(SynapticNetImpl::forwardMacsPerSample());
-    {
-        torch::manual_seed(config.seed);
-        FlatModel init(w->plan, w->layers, device);
-        w->initialValues = init.values();
-        w->initialBuffers = init.buffers();
-    }
-    const std::size_t parts = std::size_t(w->edgeCount());
-    w->partition = config.partition == "dirichlet"
-                       ? data::partitionDirichlet(trainLabels, parts, config.dirichletAlpha, config.seed)
-                       : data::partitionIid(trainLabels.size(), parts, config.seed);
+    w->shape = std::make_shared<const ClusterShape>(config);
+    w->topology = topologyOf(config);
+    w->confidenceOverride.assign(std::size_t(w->edgeCount()), std::nan(""));
+    w->model = makeModelSetup(config, w->topology, device);
+    w->routing = std::make_unique<RoutingTable>(w->model->plan, w->topology);
+    w->partition = partitionFor(config, trainLabels);
     return w;
+}
+
+data::Partition partitionFor(const ClusterConfig &config, const std::vector<std::uint8_t> &trainLabels) {
+    const auto parts = std::size_t(config.edgeCount());
+    return config.partition == "dirichlet"
+               ? data::partitionDirichlet(trainLabels, parts, config.dirichletAlpha, config.seed)
+               : data::partitionIid(trainLabels.size(), parts, config.seed);
 }
 
 } // namespace synaptic::engine

@@ -1,15 +1,15 @@
 #pragma once
 
 #include "cluster_config.h"
+#include "node_context.h"
+#include "node_report.h"
 #include "replica.h"
 #include "sim_events.h"
 
 #include "core/data/partition.h"
-#include "core/engine/synapse/layer_layout.h"
 #include "core/engine/synapse/routing_table.h"
 #include "core/engine/synapse/shard_planner.h"
 
-#include <functional>
 #include <memory>
 #include <set>
 #include <vector>
@@ -19,6 +19,7 @@ namespace synaptic::engine {
 // Counts every merged window gradient from the moment an edge's cache hands
 // it on to the moment an owner applies or rejects it, by contribution id, so
 // tests and reports can prove nothing was lost or applied twice (issue 3 §8).
+// Folded by the driver from the nodes' LedgerReports.
 struct ContributionLedger {
     std::uint64_t sent = 0;
     std::uint64_t applied = 0;
@@ -31,57 +32,61 @@ struct ContributionLedger {
     std::vector<std::set<std::uint64_t>> appliedIds; // per shard
 
     void recordApplied(int shard, std::uint64_t id);
+    void fold(const LedgerReport &report);
 };
 
-// What every node of one simulated cluster shares: the config (knobs are
-// live-edited here by commands), the plan and routing table, the training
-// data, and the hooks back to the driver. Read by nodes on the engine thread;
-// nodes own everything else they know.
+// The simulation driver's view of one cluster: the config (knobs are
+// live-edited here by commands), the cluster's shape and model, the routing
+// table, ledger and counters folded from the nodes' reports, and one
+// NodeContext per node. Nodes never see this: each gets only its context
+// (DESIGN.md §3). Engine thread, except the routing table's snapshots.
 struct SimWorld {
     ClusterConfig config;
     std::string device = "cpu";
-    std::vector<LayerLayout> layers;
+    std::shared_ptr<const ClusterShape> shape;
+    std::shared_ptr<const ModelSetup> model;
     PlanTopology topology;
-    ShardPlan plan;
     std::unique_ptr<RoutingTable> routing;
     const TensorSet *train = nullptr;
     data::Partition partition;           // per edge
-    std::vector<int> regionOfEdge;       // edge index -> region
-    std::vector<std::vector<int>> edgesOfRegion;
-    at::Tensor initialValues;            // shard order; every strategy starts here
-    at::Tensor initialBuffers;
     std::uint64_t stepsPerEdge = 0;      // 0 = until the virtual time budget ends
-    double exitWeight = 0.3;
-    double trainFlopsPerSample = 0;
-    std::function<void(SimEvent)> emit;  // set by the driver
     std::uint64_t samplesTrained = 0;
     bool stepBoundary = false;           // an edge finished a step; the driver applies commands
     std::vector<bool> alive;             // per node, kept by the driver (kill / revive)
     ContributionLedger ledger;
     std::vector<double> confidenceOverride; // per edge; NaN = the global knob (live-edited by commands)
 
-    int edgeCount() const { return int(regionOfEdge.size()); }
-    int regionCount() const { return int(edgesOfRegion.size()); }
+    const ShardPlan &plan() const { return model->plan; }
+    int edgeCount() const { return shape->edgeCount(); }
+    int regionCount() const { return shape->regionCount(); }
+    int regionOfEdge(int edge) const { return shape->regionOfEdge[std::size_t(edge)]; }
     static int nodeOfEdge(int edge) { return edge + 1; }
     static int edgeOfNode(int node) { return node - 1; }
-    const std::string &edgeName(int edge) const;
-    double edgeGflops(int edge) const;
+    const std::string &edgeName(int edge) const { return shape->edgeName(edge); }
     // Virtual seconds a node needs for `flops` (compute model: FLOPs / speed).
     double computeSeconds(int node, double flops) const;
-    double trainStepSeconds(int edge) const;
     // The early-exit threshold an edge serves with: its override, else the knob.
     double confidenceThreshold(int edge) const;
+    std::unique_ptr<FlatModel> newModel() const { return model->newModel(); }
 
-    std::unique_ptr<FlatModel> newModel() const; // at the initial values
-    std::unique_ptr<Replica> newReplica(int edge) const;
+    // What node `node` may read (built on first use; stable address).
+    NodeContext &context(int node);
+
+private:
+    std::vector<std::unique_ptr<NodeContext>> m_contexts;
 };
-
-// How long one aggregation window lasts for an edge, by the live knobs.
-double windowSeconds(const SimWorld &world, int edge);
 
 // Builds the shared state for `config`: plan over the model's layers, data
 // partition per edge (IID or Dirichlet by the config's seed), initial model.
 std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet &train,
                                     const std::vector<std::uint8_t> &trainLabels, const std::string &device);
+
+// The model every node of `config` starts from (seeded by the config), on
+// `device`: what makeWorld uses, and what a live center builds.
+std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, const PlanTopology &topology,
+                                                 const std::string &device);
+PlanTopology topologyOf(const ClusterConfig &config);
+// Every edge's training indices (IID or Dirichlet by the config's seed).
+data::Partition partitionFor(const ClusterConfig &config, const std::vector<std::uint8_t> &trainLabels);
 
 } // namespace synaptic::engine

@@ -1,9 +1,12 @@
 #pragma once
 
 #include "cluster_config.h"
+#include "message.h"
 #include "sim_command.h"
 #include "sim_events.h"
 #include "sim_result.h"
+
+#include "run_control.h"
 
 #include "core/engine/events/bounded_queue.h"
 #include "core/engine/synapse/routing_table.h"
@@ -30,6 +33,9 @@ struct SimOptions {
     std::string saveModelPath;          // the final global model is saved here (model_file.h); empty = not
     BoundedQueue<SimEvent> *queue = nullptr;           // observers on other threads
     std::function<void(const SimEvent &)> observer;    // same thread (tests, console)
+    // Every message the simulated network carries, with the bytes charged
+    // for it (engine thread; tests check them against the wire encoding).
+    std::function<void(const Message &, std::uint64_t bytes)> messageTap;
 };
 
 struct SimWorld;
@@ -40,9 +46,11 @@ class EventLoop;
 
 // The simulation driver (DESIGN.md §3): a discrete-event loop over virtual
 // time that carries messages between the strategy's nodes through simulated
-// links, fires their timers, applies commands at step boundaries, evaluates
-// the strategy's model and emits typed events. Same config, seed, options
-// and commands -> the same event stream, bit for bit.
+// links (SimTransport), fires their timers, folds what they report into the
+// routing table, ledger and event stream (ReportFolder), applies commands at
+// step boundaries (CommandApplier), evaluates the strategy's model
+// (SimEvaluator) and serves inference while it trains (SimServing). Same
+// config, seed, options and commands -> the same event stream, bit for bit.
 // run() on the engine thread; submit(), routing() and requestStop() from any.
 // `train`, `trainLabels` and `test` must outlive the Simulation (they are
 // shared, not copied: one copy of the data serves every strategy of a run).
@@ -55,16 +63,16 @@ public:
     StrategyResult run();
 
     void submit(SimCommand command);
-    void requestStop();
+    void requestStop() { m_control.requestStop(); }
     // Run controls, from any thread. Pause holds the engine between two
     // events; step() lets exactly one more training step finish, then
     // holds again. Speed k > 0 paces virtual time at k x wall time; 0 runs
     // as fast as possible.
-    void pause();
-    void resume();
-    void step();
-    void setSpeed(double k);
-    bool isHeld() const;
+    void pause() { m_control.pause(); }
+    void resume() { m_control.resume(); }
+    void step() { m_control.step(); }
+    void setSpeed(double k) { m_control.setSpeed(k); }
+    bool isHeld() const { return m_control.isHeld(); }
     // Where the run is, for progress readouts on other threads.
     double virtualNow() const { return m_virtualNow.load(std::memory_order_relaxed); }
     std::uint64_t samplesNow() const { return m_samplesNow.load(std::memory_order_relaxed); }
@@ -73,13 +81,11 @@ public:
 
 private:
     struct Impl;
-    std::unique_ptr<Impl> m_impl;
     std::unique_ptr<SimWorld> m_world;
-    std::atomic<bool> m_stop{false};
+    std::unique_ptr<Impl> m_impl;
+    RunControl m_control;
     std::atomic<double> m_virtualNow{0};
     std::atomic<std::uint64_t> m_samplesNow{0};
-    struct Control;
-    std::unique_ptr<Control> m_control;
 };
 
 } // namespace synaptic::engine

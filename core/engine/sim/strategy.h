@@ -17,7 +17,7 @@ class Strategy {
 public:
     virtual ~Strategy() = default;
 
-    // Node i: 0 = center, 1..E = edges.
+    // Node i: 0 = center, 1..E = edges, each built from world.context(i).
     virtual std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) = 0;
     // The model whose accuracy the strategy is judged by, values and
     // batch-norm statistics, written into `into`.
@@ -29,6 +29,9 @@ public:
     virtual bool finished() const = 0;
     // Every edge's replica, in edge order (training losses, statistics).
     virtual std::vector<Replica *> replicas() const = 0;
+    // Whether the strategy has shard owners per region (the driver then
+    // announces the plan's owners as the run's first routing events).
+    virtual bool hasShardOwners() const { return false; }
     // The node a move-shard command goes to, or -1 with `why` set.
     virtual int moveTarget(const SimCommand & /*cmd*/, std::string &why) {
         why = "this strategy has no shard owners";
@@ -37,5 +40,13 @@ public:
 };
 
 std::unique_ptr<Strategy> makeStrategy(const std::string &name);
+
+// Whether `name` runs as separate processes (the live driver): the
+// strategies with a center. allreduce and gossip run in the simulator only.
+bool runsLive(const std::string &name);
+// One node of strategy `name` for a live process: the center (node 0) or
+// an edge, built from what its context says. Throws std::invalid_argument
+// for a strategy that does not run live.
+std::unique_ptr<SimNode> makeStrategyNode(const std::string &name, const NodeContext &ctx);
 
 } // namespace synaptic::engine

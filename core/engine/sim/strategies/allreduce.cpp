@@ -15,9 +15,9 @@ namespace {
 
 class RingEdge : public SimNode {
 public:
-    RingEdge(SimWorld &world, int edge)
-        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_ring(world.edgeCount()),
-          m_replica(world.newReplica(edge)) {}
+    explicit RingEdge(const NodeContext &ctx)
+        : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_ring(ctx.shape->edgeCount()),
+          m_replica(ctx.newReplica()) {}
 
     void start(double now, Outbox &out) override { train(now, out); }
 
@@ -28,8 +28,7 @@ public:
         m_vec = at::cat({model.gradients(), model.buffers()});
         m_phase = 0;
         m_inRing = true;
-        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
-        m_world.stepBoundary = true;
+        out.report(StepReport{std::uint64_t(m_replica->batchSize())});
         sendPhase(out);
         advance(out);
     }
@@ -43,7 +42,7 @@ public:
     }
 
     bool done() const {
-        return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge && !m_inRing && !m_running;
+        return m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge && !m_inRing && !m_running;
     }
     Replica &replica() { return *m_replica; }
 
@@ -62,7 +61,7 @@ private:
         const auto [b, e] = chunk(c);
         Message m;
         m.kind = MessageKind::RingChunk;
-        m.to = SimWorld::nodeOfEdge(mod(m_edge + 1));
+        m.to = ClusterShape::nodeOfEdge(mod(m_edge + 1));
         m.round = key(p);
         m.chunk = c;
         m.tensor = m_vec.slice(0, b, e).clone();
@@ -96,7 +95,7 @@ private:
         const std::int64_t p = model.size();
         auto values = model.values();
         AdamOptions adam;
-        adam.lr = m_world.config.learningRate;
+        adam.lr = m_ctx.config->learningRate;
         adamStep(values, m_vec.slice(0, 0, p), m_adam, adam);
         model.setValues(values);
         model.setBuffers(m_vec.slice(0, p));
@@ -104,14 +103,14 @@ private:
     }
 
     void train(double now, Outbox &out) {
-        if (m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge)
+        if (m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge)
             return;
         m_replica->trainStep();
         m_running = true;
-        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+        out.timer(now + m_ctx.trainStepSeconds(), 0);
     }
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
     int m_edge;
     int m_ring;
     std::unique_ptr<Replica> m_replica;

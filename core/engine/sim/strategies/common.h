@@ -27,8 +27,8 @@ at::Tensor meanBuffers(const Replicas &replicas) {
 }
 
 // A strategy's edges: one node of type Edge per configured edge, appended
-// to `nodes` (node id = edge index + 1), with typed pointers kept for the
-// harness (models, replicas, done()).
+// to `nodes` (node id = edge index + 1), each built from its own context,
+// with typed pointers kept for the harness (models, replicas, done()).
 template <typename Edge>
 struct EdgeNodes {
     std::vector<Edge *> edges;
@@ -36,7 +36,7 @@ struct EdgeNodes {
 
     void create(SimWorld &world, std::vector<std::unique_ptr<SimNode>> &nodes) {
         for (int e = 0; e < world.edgeCount(); ++e) {
-            auto edge = std::make_unique<Edge>(world, e);
+            auto edge = std::make_unique<Edge>(world.context(SimWorld::nodeOfEdge(e)));
             edges.push_back(edge.get());
             replicas.push_back(&edge->replica());
             nodes.push_back(std::move(edge));
@@ -59,7 +59,7 @@ public:
     std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
         m_world = &world;
         std::vector<std::unique_ptr<SimNode>> nodes;
-        auto center = std::make_unique<Center>(world);
+        auto center = std::make_unique<Center>(world.context(kCenterNode));
         m_center = center.get();
         nodes.push_back(std::move(center));
         m_edges.create(world, nodes);
@@ -68,6 +68,12 @@ public:
     void globalModel(FlatModel &into) override {
         into.setValues(m_center->values());
         into.setBuffers(m_center->buffers());
+    }
+    // What a live process runs: one node of this strategy.
+    static std::unique_ptr<SimNode> makeNode(const NodeContext &ctx) {
+        if (ctx.node == kCenterNode)
+            return std::make_unique<Center>(ctx);
+        return std::make_unique<Edge>(ctx);
     }
     bool finished() const override { return m_edges.allDone(*m_world) && m_center->idle(); }
     std::vector<Replica *> replicas() const override { return m_edges.replicas; }

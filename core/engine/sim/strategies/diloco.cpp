@@ -16,9 +16,9 @@ constexpr double kStragglerSeconds = 10.0;
 
 class DiLoCoEdge : public SimNode {
 public:
-    DiLoCoEdge(SimWorld &world, int edge)
-        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_replica(world.newReplica(edge)),
-          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(world.config.learningRate)) {
+    explicit DiLoCoEdge(const NodeContext &ctx)
+        : SimNode(ctx.node), m_ctx(ctx), m_replica(ctx.newReplica()),
+          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(ctx.config->learningRate)) {
         m_roundStart = m_replica->model().values();
     }
 
@@ -28,9 +28,8 @@ public:
         m_running = false;
         m_adam.step();
         ++m_localSteps;
-        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
-        m_world.stepBoundary = true;
-        if (m_localSteps >= m_world.config.knobs.dilocoLocalSteps || budgetUsed()) {
+        out.report(StepReport{std::uint64_t(m_replica->batchSize())});
+        if (m_localSteps >= m_ctx.config->knobs.dilocoLocalSteps || budgetUsed()) {
             Message d;
             d.kind = MessageKind::LocalDelta;
             d.to = kCenterNode;
@@ -53,22 +52,22 @@ public:
         step(now, out);
     }
 
-    void onKilled(double) override { m_waiting = m_running = false; }
+    void onKilled(double, Outbox &) override { m_waiting = m_running = false; }
     bool done() const { return budgetUsed() && !m_waiting && !m_running; }
+    bool finished() const override { return done(); }
     Replica &replica() { return *m_replica; }
 
 private:
-    bool budgetUsed() const { return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge; }
+    bool budgetUsed() const { return m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge; }
     void step(double now, Outbox &out) {
         if (budgetUsed())
             return;
         m_replica->trainStep();
         m_running = true;
-        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+        out.timer(now + m_ctx.trainStepSeconds(), 0);
     }
 
-    SimWorld &m_world;
-    int m_edge;
+    const NodeContext &m_ctx;
     std::unique_ptr<Replica> m_replica;
     torch::optim::Adam m_adam;
     at::Tensor m_roundStart;
@@ -79,12 +78,12 @@ private:
 
 class DiLoCoCenter : public SimNode {
 public:
-    explicit DiLoCoCenter(SimWorld &world)
-        : SimNode(kCenterNode), m_world(world),
-          m_outer(world.config.knobs.outerOptimizer, world.config.knobs.outerLearningRate,
-                  world.config.knobs.outerMomentum) {
-        m_global = world.initialValues.clone();
-        m_buffers = world.initialBuffers.clone();
+    explicit DiLoCoCenter(const NodeContext &ctx)
+        : SimNode(kCenterNode), m_ctx(ctx),
+          m_outer(ctx.config->knobs.outerOptimizer, ctx.config->knobs.outerLearningRate,
+                  ctx.config->knobs.outerMomentum) {
+        m_global = ctx.model->initialValues.clone();
+        m_buffers = ctx.model->initialBuffers.clone();
     }
     void start(double now, Outbox &out) override {
         if (!m_from.empty()) // restarted with deltas on hand: their straggler timer died with the process
@@ -99,7 +98,7 @@ public:
         m_sum = m_sum.defined() ? m_sum.add_(m.tensor) : m.tensor.clone();
         m_bufferSum = m_bufferSum.defined() ? m_bufferSum.add_(m.buffers) : m.buffers.clone();
         m_from.push_back(m.from);
-        if (int(m_from.size()) == m_world.edgeCount())
+        if (int(m_from.size()) == m_ctx.shape->edgeCount())
             outerStep(out);
     }
     void onTimer(double, int, std::uint64_t round, Outbox &out) override {
@@ -110,10 +109,16 @@ public:
     at::Tensor values() const { return m_global; }
     at::Tensor buffers() const { return m_buffers; }
     bool idle() const { return m_from.empty(); }
+    bool finished() const override { return idle(); }
+    bool evaluationModel(at::Tensor &values, at::Tensor &buffers) const override {
+        values = m_global.clone();
+        buffers = m_buffers.clone();
+        return true;
+    }
 
 private:
     void outerStep(Outbox &out) {
-        const auto &k = m_world.config.knobs;
+        const auto &k = m_ctx.config->knobs;
         m_outer.setParameters(k.outerOptimizer, k.outerLearningRate, k.outerMomentum);
         m_outer.step(m_global, m_sum.div_(double(m_from.size())), m_momentum);
         m_buffers = m_bufferSum.div_(double(m_from.size()));
@@ -129,7 +134,7 @@ private:
         ++m_round;
     }
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
     OuterOptimizer m_outer;
     at::Tensor m_global, m_momentum, m_buffers, m_sum, m_bufferSum;
     std::vector<int> m_from;
@@ -140,6 +145,10 @@ private:
 
 std::unique_ptr<Strategy> makeDiLoCoStrategy() {
     return std::make_unique<CenteredStrategy<DiLoCoCenter, DiLoCoEdge>>();
+}
+
+std::unique_ptr<SimNode> makeDiLoCoNode(const NodeContext &ctx) {
+    return CenteredStrategy<DiLoCoCenter, DiLoCoEdge>::makeNode(ctx);
 }
 
 } // namespace synaptic::engine

@@ -16,30 +16,30 @@ namespace {
 
 class GossipEdge : public SimNode {
 public:
-    GossipEdge(SimWorld &world, int edge)
-        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_replica(world.newReplica(edge)),
-          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(world.config.learningRate)),
-          m_rng(world.config.seed * 7777ull + std::uint64_t(edge)) {}
+    explicit GossipEdge(const NodeContext &ctx)
+        : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_replica(ctx.newReplica()),
+          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(ctx.config->learningRate)),
+          m_rng(ctx.config->seed * 7777ull + std::uint64_t(m_edge)) {}
 
     void start(double now, Outbox &out) override { step(now, out); }
 
     void onTimer(double now, int, std::uint64_t, Outbox &out) override {
         m_adam.step();
-        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
-        m_world.stepBoundary = true;
+        out.report(StepReport{std::uint64_t(m_replica->batchSize())});
         auto &model = m_replica->model();
         for (const auto &m : m_received) {
             model.setValues((model.values() + m.tensor).mul_(0.5));
             model.setBuffers((model.buffers() + m.buffers).mul_(0.5));
         }
         m_received.clear();
-        if (m_replica->steps() % std::uint64_t(m_world.config.knobs.gossipSteps) == 0 && m_world.edgeCount() > 1) {
-            int peer = int(m_rng() % std::uint64_t(m_world.edgeCount() - 1));
+        const int edges = m_ctx.shape->edgeCount();
+        if (m_replica->steps() % std::uint64_t(m_ctx.config->knobs.gossipSteps) == 0 && edges > 1) {
+            int peer = int(m_rng() % std::uint64_t(edges - 1));
             if (peer >= m_edge)
                 ++peer;
             Message g;
             g.kind = MessageKind::GossipParams;
-            g.to = SimWorld::nodeOfEdge(peer);
+            g.to = ClusterShape::nodeOfEdge(peer);
             g.tensor = model.values();
             g.buffers = model.buffers();
             out.send(std::move(g));
@@ -52,20 +52,20 @@ public:
             m_received.push_back(std::move(m));
     }
 
-    bool done() const { return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge && !m_running; }
+    bool done() const { return m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge && !m_running; }
     Replica &replica() { return *m_replica; }
 
 private:
     void step(double now, Outbox &out) {
         m_running = false;
-        if (m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge)
+        if (m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge)
             return;
         m_replica->trainStep();
         m_running = true;
-        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+        out.timer(now + m_ctx.trainStepSeconds(), 0);
     }
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
     int m_edge;
     std::unique_ptr<Replica> m_replica;
     torch::optim::Adam m_adam;

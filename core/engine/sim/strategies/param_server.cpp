@@ -15,8 +15,7 @@ constexpr double kStragglerSeconds = 10.0;
 
 class PsEdge : public SimNode {
 public:
-    PsEdge(SimWorld &world, int edge)
-        : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge), m_replica(world.newReplica(edge)) {}
+    explicit PsEdge(const NodeContext &ctx) : SimNode(ctx.node), m_ctx(ctx), m_replica(ctx.newReplica()) {}
 
     void start(double now, Outbox &out) override { step(now, out); }
 
@@ -36,31 +35,30 @@ public:
         g.tensor = m_replica->model().gradients();
         g.buffers = m_replica->model().buffers();
         out.send(std::move(g));
-        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
-        m_world.stepBoundary = true;
+        out.report(StepReport{std::uint64_t(m_replica->batchSize())});
         m_waiting = true;
         m_running = false;
         (void)now;
     }
 
-    void onKilled(double) override { m_waiting = m_running = false; }
+    void onKilled(double, Outbox &) override { m_waiting = m_running = false; }
 
+    bool finished() const override { return done(); }
     bool done() const {
-        return m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge && !m_waiting && !m_running;
+        return m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge && !m_waiting && !m_running;
     }
     Replica &replica() { return *m_replica; }
 
 private:
     void step(double now, Outbox &out) {
-        if (m_world.stepsPerEdge > 0 && m_replica->steps() >= m_world.stepsPerEdge)
+        if (m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge)
             return;
         m_replica->trainStep();
         m_running = true;
-        out.timer(now + m_world.trainStepSeconds(m_edge), 0);
+        out.timer(now + m_ctx.trainStepSeconds(), 0);
     }
 
-    SimWorld &m_world;
-    int m_edge;
+    const NodeContext &m_ctx;
     std::unique_ptr<Replica> m_replica;
     bool m_waiting = false; // gradient sent, new weights not back yet
     bool m_running = false; // a step's compute is in progress
@@ -68,9 +66,9 @@ private:
 
 class PsCenter : public SimNode {
 public:
-    explicit PsCenter(SimWorld &world) : SimNode(kCenterNode), m_world(world) {
-        m_values = world.initialValues.clone();
-        m_buffers = world.initialBuffers.clone();
+    explicit PsCenter(const NodeContext &ctx) : SimNode(kCenterNode), m_ctx(ctx) {
+        m_values = ctx.model->initialValues.clone();
+        m_buffers = ctx.model->initialBuffers.clone();
     }
 
     void start(double now, Outbox &out) override {
@@ -86,7 +84,7 @@ public:
         m_sum = m_sum.defined() ? m_sum.add_(m.tensor) : m.tensor.clone();
         m_bufferSum = m_bufferSum.defined() ? m_bufferSum.add_(m.buffers) : m.buffers.clone();
         m_from.push_back(m.from);
-        if (++m_count == m_world.edgeCount())
+        if (++m_count == m_ctx.shape->edgeCount())
             apply(out);
     }
 
@@ -98,11 +96,17 @@ public:
     at::Tensor values() const { return m_values; }
     at::Tensor buffers() const { return m_buffers; }
     bool idle() const { return m_count == 0; }
+    bool finished() const override { return idle(); }
+    bool evaluationModel(at::Tensor &values, at::Tensor &buffers) const override {
+        values = m_values.clone();
+        buffers = m_buffers.clone();
+        return true;
+    }
 
 private:
     void apply(Outbox &out) {
         AdamOptions adam;
-        adam.lr = m_world.config.learningRate;
+        adam.lr = m_ctx.config->learningRate;
         adamStep(m_values, m_sum.div_(double(m_count)), m_state, adam);
         m_buffers = m_bufferSum.div_(double(m_count));
         for (int node : m_from) {
@@ -119,7 +123,7 @@ private:
         ++m_round;
     }
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
     at::Tensor m_values, m_buffers, m_sum, m_bufferSum;
     AdamState m_state;
     std::vector<int> m_from;
@@ -131,6 +135,10 @@ private:
 
 std::unique_ptr<Strategy> makeParamServerStrategy() {
     return std::make_unique<CenteredStrategy<PsCenter, PsEdge>>();
+}
+
+std::unique_ptr<SimNode> makeParamServerNode(const NodeContext &ctx) {
+    return CenteredStrategy<PsCenter, PsEdge>::makeNode(ctx);
 }
 
 } // namespace synaptic::engine

@@ -16,14 +16,15 @@ constexpr std::size_t kChecksumHistory = 16;
 constexpr double kMergeDeadlineSeconds = 2.0;
 } // namespace
 
-SynapticCenter::SynapticCenter(SimWorld &world)
-    : SimNode(kCenterNode), m_world(world), m_leases(world.edgeCount(), world.config.knobs.leaseSeconds),
-      m_outer(world.config.knobs.outerOptimizer, world.config.knobs.outerLearningRate,
-              world.config.knobs.outerMomentum) {
+SynapticCenter::SynapticCenter(const NodeContext &ctx)
+    : SimNode(kCenterNode), m_ctx(ctx), m_owners(ctx.model->plan.owner),
+      m_leases(ctx.shape->edgeCount(), ctx.config->knobs.leaseSeconds),
+      m_outer(ctx.config->knobs.outerOptimizer, ctx.config->knobs.outerLearningRate,
+              ctx.config->knobs.outerMomentum) {
     std::int64_t offset = 0;
-    for (const auto &spec : world.plan.shards) {
+    for (const auto &spec : ctx.model->plan.shards) {
         Shard s;
-        s.global = world.initialValues.slice(0, offset, offset + spec.parameters).clone();
+        s.global = ctx.model->initialValues.slice(0, offset, offset + spec.parameters).clone();
         s.checksums.emplace_front(0, tensorChecksum(s.global));
         m_shards.push_back(std::move(s));
         offset += spec.parameters;
@@ -45,7 +46,7 @@ void SynapticCenter::armDeadline(double now, int shard, Outbox &out) {
     out.timer(now + kMergeDeadlineSeconds, kMergeDeadline, (s.deadlineGeneration << 20) | std::uint64_t(shard));
 }
 
-void SynapticCenter::onKilled(double) {
+void SynapticCenter::onKilled(double, Outbox &) {
     for (auto &s : m_shards)
         s.deadlineArmed = false;
 }
@@ -69,33 +70,62 @@ at::Tensor SynapticCenter::globalValues() const {
     return at::cat(parts);
 }
 
+bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) const {
+    values = globalValues();
+    at::Tensor sum;
+    for (const auto &[node, b] : m_buffers)
+        sum = sum.defined() ? sum.add_(b) : b.clone();
+    buffers = sum.defined() ? sum.div_(double(m_buffers.size())) : m_ctx.model->initialBuffers.clone();
+    return true;
+}
+
 bool SynapticCenter::idle() const {
     return std::all_of(m_shards.begin(), m_shards.end(), [](const Shard &s) { return s.reports.empty(); });
 }
 
+void SynapticCenter::onHeartbeat(double now, const Message &m, Outbox &out) {
+    const int edge = ClusterShape::edgeOfNode(m.from);
+    const double seconds = m_ctx.config->knobs.leaseSeconds;
+    if (m_leases.leaseSeconds() != seconds)
+        m_leases.setLeaseSeconds(seconds);
+    Message grant;
+    grant.kind = MessageKind::LeaseGrant;
+    grant.to = m.from;
+    grant.lease = m_leases.heartbeat(edge, m.lease.epoch, now);
+    if (m.join) // a (re)started edge learns its region's owners as they are now
+        grant.owners = m_owners[std::size_t(m_ctx.shape->regionOfEdge[std::size_t(edge)])];
+    out.send(grant);
+}
+
 void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
+    if (m.from < 1 || m.from > m_ctx.shape->edgeCount())
+        return; // only edges talk to the center
     if (m.kind == MessageKind::Heartbeat) {
-        const int edge = SimWorld::edgeOfNode(m.from);
-        if (m_leases.leaseSeconds() != m_world.config.knobs.leaseSeconds)
-            m_leases.setLeaseSeconds(m_world.config.knobs.leaseSeconds);
-        Message grant;
-        grant.kind = MessageKind::LeaseGrant;
-        grant.to = m.from;
-        grant.lease = m_leases.heartbeat(edge, m.lease.epoch, now);
-        out.send(grant);
+        onHeartbeat(now, m, out);
+        return;
+    }
+    const int region = m_ctx.shape->regionOfEdge[std::size_t(ClusterShape::edgeOfNode(m.from))];
+    if (m.kind == MessageKind::OwnerAnnounce) {
+        auto &owners = m_owners[std::size_t(region)];
+        for (const auto &item : m.shards)
+            if (item.shard >= 0 && std::size_t(item.shard) < owners.size())
+                owners[std::size_t(item.shard)] = ClusterShape::edgeOfNode(m.from);
         return;
     }
     if (m.kind != MessageKind::CenterDelta)
         return;
-    const int region = m_world.regionOfEdge[std::size_t(SimWorld::edgeOfNode(m.from))];
+    if (m.buffers.defined())
+        m_buffers[m.from] = m.buffers;
     std::vector<int> ready;
     for (auto &item : m.shards) {
+        if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size())
+            continue;
         auto &s = m_shards[std::size_t(item.shard)];
         // One report per region per merge: a newer one replaces an older.
         std::erase_if(s.reports, [&](const Report &r) { return r.region == region; });
         s.reports.push_back({region, m.from, std::move(item)});
         const int shard = s.reports.back().item.shard;
-        if (int(s.reports.size()) == m_world.regionCount()) {
+        if (int(s.reports.size()) == m_ctx.shape->regionCount()) {
             ready.push_back(shard);
         } else if (!s.deadlineArmed) {
             armDeadline(now, shard, out);
@@ -106,13 +136,12 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
 }
 
 void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Outbox &out) {
-    const auto &k = m_world.config.knobs;
+    const auto &k = m_ctx.config->knobs;
     m_outer.setParameters(k.outerOptimizer, k.outerLearningRate, k.outerMomentum);
     ConsistencyEvent check;
     check.time = now;
     check.round = ++m_round;
     std::map<int, Message> replies; // by owner node
-    const auto snap = m_world.routing->snapshot();
     for (int id : shards) {
         auto &s = m_shards[std::size_t(id)];
         // Consistency: a region's delta must be based on a global version this
@@ -141,16 +170,16 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));
             if (s.checksums.size() > kChecksumHistory)
                 s.checksums.pop_back();
-            m_world.routing->setCenterVersion(id, s.version);
-            // Drift: how far each region's copy is from the new global one.
+            out.report(RouteReport{RouteReport::Kind::CenterVersion, id, -1, -1, s.version, 0});
+            // Drift: how far each region's copy is from the new global one
+            // (the version lag is the driver's to fill in: only it sees every cache).
             const double norm = std::max(s.global.norm().item<double>(), 1e-12);
-            const auto lag = snap->rows[std::size_t(id)]->versionLag(snap->regionOfEdge);
             for (const auto *r : valid) {
                 const double drift = (before + r->item.data - s.global).norm().item<double>() / norm;
                 worst = std::max(worst, drift);
-                m_world.emit(DriftEvent{now, id, r->region, lag, drift});
+                out.report(DriftEvent{now, id, r->region, 0, drift});
             }
-            m_world.routing->setParameterDrift(id, worst);
+            out.report(RouteReport{RouteReport::Kind::ParameterDrift, id, -1, -1, 0, worst});
         }
         check.maxDrift = std::max(check.maxDrift, worst);
         for (const auto &r : s.reports) {
@@ -172,7 +201,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
     }
     for (auto &[node, reply] : replies)
         out.send(std::move(reply));
-    m_world.emit(check);
+    out.report(check);
 }
 
 } // namespace synaptic::engine

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_node.h"
-#include "core/engine/sim/sim_world.h"
 #include "core/engine/synapse/lease.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -14,19 +14,23 @@ namespace synaptic::engine {
 // regions' shard deltas with the outer optimizer (DiLoCo Nesterov, or plain
 // averaging), bumps the global version, sends the new global copy back, and
 // checks consistency: every region's delta must be based on a global version
-// the center issued, with the same checksum. Emits drift per shard and region.
+// the center issued, with the same checksum. Reports drift per shard and
+// region. Keeps every region's owners as announced (the plan at first) and
+// tells a joining edge its region's owners with its lease.
 class SynapticCenter : public SimNode {
 public:
-    explicit SynapticCenter(SimWorld &world);
+    explicit SynapticCenter(const NodeContext &ctx);
 
     void start(double now, Outbox &out) override;
     void onMessage(double now, Message &&m, Outbox &out) override;
     void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
-    void onKilled(double now) override;
+    void onKilled(double now, Outbox &out) override;
+    bool evaluationModel(at::Tensor &values, at::Tensor &buffers) const override;
 
     at::Tensor globalValues() const;     // shard order
     std::uint64_t version(int shard) const { return m_shards[std::size_t(shard)].version; }
     bool idle() const;
+    bool finished() const override { return idle(); }
     std::uint64_t consistencyMismatches() const { return m_mismatches; }
 
 private:
@@ -48,8 +52,11 @@ private:
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
     void armDeadline(double now, int shard, Outbox &out);
+    void onHeartbeat(double now, const Message &m, Outbox &out);
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
+    std::vector<std::vector<int>> m_owners;      // [region][shard] -> owner edge, as announced
+    std::map<int, at::Tensor> m_buffers;         // latest batch-norm statistics per edge node
     LeaseRegistry m_leases;
     OuterOptimizer m_outer;
     std::vector<Shard> m_shards;

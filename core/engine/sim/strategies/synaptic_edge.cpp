@@ -24,34 +24,51 @@ const char *modeName(EdgeLeaseState::Mode m) {
 }
 } // namespace
 
-SynapticEdge::SynapticEdge(SimWorld &world, int edge)
-    : SimNode(SimWorld::nodeOfEdge(edge)), m_world(world), m_edge(edge),
-      m_region(world.regionOfEdge[std::size_t(edge)]), m_replica(world.newReplica(edge)),
-      m_cache(shardSizes(world.plan)), m_owner(world, edge) {}
+SynapticEdge::SynapticEdge(const NodeContext &ctx)
+    : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_region(ctx.region()), m_owners(ctx.owners),
+      m_replica(ctx.newReplica()), m_cache(shardSizes(ctx.model->plan)), m_owner(ctx, &m_replica->model()) {}
 
-void SynapticEdge::start(double now, Outbox &out) {
-    // First start, or a revive: no lease until the center answers.
-    m_lease = EdgeLeaseState{};
+double SynapticEdge::stepSeconds() const {
+    return m_ctx.realTime ? m_replica->meanStepWallSeconds() : m_ctx.trainStepSeconds();
+}
+
+std::set<int> SynapticEdge::ownerNodes() const {
+    std::set<int> nodes;
+    for (int e : m_owners)
+        nodes.insert(ClusterShape::nodeOfEdge(e));
+    return nodes;
+}
+
+void SynapticEdge::sendHeartbeat(bool join, Outbox &out) {
     Message hb;
     hb.kind = MessageKind::Heartbeat;
     hb.to = kCenterNode;
+    hb.lease = m_lease.lease();
+    hb.join = join;
     out.send(hb);
-    out.timer(now + m_world.config.knobs.heartbeatSeconds, kHeartbeat);
 }
 
-void SynapticEdge::onKilled(double now) {
+void SynapticEdge::start(double now, Outbox &out) {
+    // First start, or a revive: no lease until the center answers, and the
+    // answer to a join carries the region's current owners.
+    m_lease = EdgeLeaseState{};
+    sendHeartbeat(true, out);
+    out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
+}
+
+void SynapticEdge::onKilled(double now, Outbox &out) {
     m_stepRunning = false;
     m_pendingValues.clear();
     m_awaitingCatchUp.clear();
     m_awaitingOwners.clear();
-    m_owner.onKilled();
+    m_owner.onKilled(out);
     m_cache.flush(); // unsent window gradients die with the process
     m_windowSteps = 0;
     m_lease = EdgeLeaseState{};
-    m_world.emit(LeaseEvent{now, m_edge, "down", 0});
+    out.report(LeaseEvent{now, m_edge, "down", 0});
 }
 
-void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before) {
+void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out) {
     const auto mode = m_lease.mode();
     if (mode == before)
         return;
@@ -60,33 +77,47 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before) {
         m_cache.flush();
         m_windowSteps = 0;
     }
-    m_world.emit(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
+    out.report(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
 }
 
 void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
     const bool leaseValid = m_lease.lease().validAt(now);
     switch (m.kind) {
-    case MessageKind::LeaseGrant: onLease(now, m.lease, out); break;
-    case MessageKind::Gradients: m_owner.onGradients(now, std::move(m), leaseValid, out); break;
+    case MessageKind::LeaseGrant: onLease(now, m, out); break;
+    case MessageKind::Gradients:
+        m_owner.onGradients(now, std::move(m), leaseValid, m_ctx.windowSeconds(stepSeconds()), out);
+        break;
     case MessageKind::CatchUpRequest: m_owner.onCatchUpRequest(now, m, out); break;
     case MessageKind::CenterValues: m_owner.onCenterValues(now, std::move(m), out); break;
-    case MessageKind::Handoff: m_owner.onHandoff(now, std::move(m), out); break;
+    case MessageKind::Handoff:
+        for (int shard : m_owner.onHandoff(now, std::move(m), out))
+            m_owners[std::size_t(shard)] = m_edge;
+        break;
+    case MessageKind::OwnerAnnounce:
+        // A move's new owner announces itself to its region: send there from now on.
+        for (const auto &item : m.shards)
+            if (item.shard >= 0 && std::size_t(item.shard) < m_owners.size() && m.origin >= 0 &&
+                m.origin < m_ctx.shape->edgeCount() && m_ctx.shape->regionOfEdge[std::size_t(m.origin)] == m_region)
+                m_owners[std::size_t(item.shard)] = m.origin;
+        break;
     case MessageKind::Values:
         if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_awaitingCatchUp.count(m.from)) {
-            applyValues(now, m);
+            applyValues(now, m, out);
             m_awaitingCatchUp.erase(m.from);
             if (m_awaitingCatchUp.empty()) {
                 const auto before = m_lease.mode();
                 m_lease.onCaughtUp(now);
-                setMode(now, before);
+                setMode(now, before, out);
                 startStepIfAllowed(now, out);
             }
         } else if (m_stepRunning) {
             m_pendingValues.push_back(std::move(m));
         } else {
-            applyValues(now, m);
+            applyValues(now, m, out);
             m_unresponsiveOwners.erase(m.from);
-            if (m_awaitingOwners.erase(m.from) && m_awaitingOwners.empty())
+            // Only the owner's answer to this edge's last window lets it
+            // train on (values a center sync brought do not include it).
+            if (answersWindow(m) && m_awaitingOwners.erase(m.from) && m_awaitingOwners.empty())
                 startStepIfAllowed(now, out);
         }
         break;
@@ -97,19 +128,14 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
 void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
     switch (kind) {
     case kStepDone: finishStep(now, out); break;
-    case kHeartbeat: {
-        Message hb;
-        hb.kind = MessageKind::Heartbeat;
-        hb.to = kCenterNode;
-        hb.lease = m_lease.lease();
-        out.send(hb);
-        out.timer(now + m_world.config.knobs.heartbeatSeconds, kHeartbeat);
+    case kHeartbeat:
+        sendHeartbeat(false, out);
+        out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
         break;
-    }
     case kLeaseExpiry: {
         const auto before = m_lease.mode();
         m_lease.tick(now);
-        setMode(now, before);
+        setMode(now, before, out);
         break;
     }
     case kCatchUpTimeout:
@@ -121,7 +147,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
             m_awaitingCatchUp.clear();
             const auto before = m_lease.mode();
             m_lease.onCaughtUp(now);
-            setMode(now, before);
+            setMode(now, before, out);
             startStepIfAllowed(now, out);
         }
         break;
@@ -141,17 +167,16 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
     }
 }
 
-void SynapticEdge::onLease(double now, const Lease &lease, Outbox &out) {
+void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
+    if (grant.owners.size() == m_owners.size())
+        m_owners = grant.owners; // the answer to a join: the region's owners as the center knows them
     const auto before = m_lease.mode();
-    m_lease.onLease(lease, now);
+    m_lease.onLease(grant.lease, now);
     m_owner.observeLease(m_lease.lease(), m_edge);
     out.timer(m_lease.lease().expiresAt, kLeaseExpiry);
     if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
         // Ask every owner in the region for current values before training.
-        m_awaitingCatchUp.clear();
-        const auto snap = m_world.routing->snapshot();
-        for (const auto &row : snap->rows)
-            m_awaitingCatchUp.insert(SimWorld::nodeOfEdge(row->owner[std::size_t(m_region)]));
+        m_awaitingCatchUp = ownerNodes();
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, m_lease.lease().epoch);
         for (int node : m_awaitingCatchUp) {
             Message req;
@@ -162,14 +187,14 @@ void SynapticEdge::onLease(double now, const Lease &lease, Outbox &out) {
             out.send(req);
         }
     }
-    setMode(now, before);
+    setMode(now, before, out);
     startStepIfAllowed(now, out);
 }
 
 void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
     if (m_done || m_stepRunning || !m_lease.canTrain(now) || !m_awaitingOwners.empty())
         return;
-    if (m_world.stepsPerEdge > 0 && m_stepsPushed >= m_world.stepsPerEdge) {
+    if (m_ctx.stepsPerEdge > 0 && m_stepsPushed >= m_ctx.stepsPerEdge) {
         closeWindow(now, true, out);
         m_done = true;
         return;
@@ -179,14 +204,14 @@ void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
     m_stepEpoch = m_lease.lease().epoch;
     m_replica->trainStep(); // real LibTorch work; its virtual duration comes from the compute model
     m_stepRunning = true;
-    out.timer(now + m_world.trainStepSeconds(m_edge), kStepDone);
+    out.timer(now + m_ctx.trainStepSeconds(), kStepDone);
 }
 
 void SynapticEdge::finishStep(double now, Outbox &out) {
     m_stepRunning = false;
     const auto before = m_lease.mode();
     m_lease.tick(now);
-    setMode(now, before);
+    setMode(now, before, out);
     // A gradient computed under an earlier epoch (the lease lapsed and came
     // back during the step, values changed under it) is never pushed.
     if (m_lease.canTrain(now) && m_stepEpoch == m_lease.lease().epoch) {
@@ -197,16 +222,16 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
                                  m_cache.cachedVersion(s));
         ++m_stepsPushed;
         ++m_windowSteps;
-        m_world.samplesTrained += std::uint64_t(m_replica->batchSize());
-        m_world.stepBoundary = true;
+        out.report(StepReport{std::uint64_t(m_replica->batchSize())});
     }
     for (const auto &v : m_pendingValues) {
-        applyValues(now, v);
-        m_awaitingOwners.erase(v.from);
+        applyValues(now, v, out);
+        if (answersWindow(v))
+            m_awaitingOwners.erase(v.from);
         m_unresponsiveOwners.erase(v.from);
     }
     m_pendingValues.clear();
-    const auto &k = m_world.config.knobs;
+    const auto &k = m_ctx.config->knobs;
     const bool windowOver = k.aggregationWindowMs > 0 ? now - m_windowStart >= k.aggregationWindowMs / 1e3 - 1e-12
                                                       : m_windowSteps >= k.aggregationWindowSteps;
     if (m_lease.canTrain(now) && m_windowSteps > 0 && windowOver)
@@ -218,7 +243,6 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     const auto merged = m_cache.flush();
     m_windowSteps = 0;
     ++m_window;
-    const auto snap = m_world.routing->snapshot();
     std::map<int, Message> byOwner;
     auto messageFor = [&](int ownerNode) -> Message & {
         auto &m = byOwner[ownerNode];
@@ -232,22 +256,21 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         return m;
     };
     if (last) // every owner hears that this edge is finished
-        for (const auto &row : snap->rows)
-            messageFor(SimWorld::nodeOfEdge(row->owner[std::size_t(m_region)]));
+        for (int node : ownerNodes())
+            messageFor(node);
     for (const auto &g : merged) {
         ShardItem item;
         item.shard = g.shard;
         item.version = g.baseVersion;
         item.data = g.mean;
         item.contributionIds.push_back((std::uint64_t(m_edge) << 40) | m_window);
-        messageFor(SimWorld::nodeOfEdge(snap->rows[std::size_t(g.shard)]->owner[std::size_t(m_region)]))
-            .shards.push_back(std::move(item));
-        ++m_world.ledger.sent;
+        messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
+    out.ledger(LedgerReport::Kind::Sent, merged.size());
     if (!m_lease.canTrain(now))
-        m_world.ledger.sentWhileReadOnly += byOwner.size();
+        out.ledger(LedgerReport::Kind::SentWhileReadOnly, byOwner.size());
     for (auto &[node, m] : byOwner) {
-        if (!last && !m.shards.empty() && m_world.config.knobs.waitForValues && !m_unresponsiveOwners.count(node))
+        if (!last && !m.shards.empty() && m_ctx.config->knobs.waitForValues && !m_unresponsiveOwners.count(node))
             m_awaitingOwners.insert(node);
         out.send(std::move(m));
         ++m_gradientMessagesSent;
@@ -255,11 +278,11 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     if (!m_awaitingOwners.empty()) {
         // Train on fresh values: wait for the owners' answer to this window,
         // but never longer than a few windows (an owner may be gone).
-        out.timer(now + 2 * windowSeconds(m_world, m_edge) + 0.1, kValuesTimeout, m_window);
+        out.timer(now + 2 * m_ctx.windowSeconds(stepSeconds()) + 0.1, kValuesTimeout, m_window);
     }
 }
 
-void SynapticEdge::applyValues(double now, const Message &m) {
+void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
     (void)now;
     for (const auto &item : m.shards) {
         if (item.version <= m_cache.cachedVersion(item.shard) && item.version != 0)
@@ -267,9 +290,27 @@ void SynapticEdge::applyValues(double now, const Message &m) {
         m_replica->model().setShardValues(item.shard, item.data);
         if (item.version > m_cache.cachedVersion(item.shard)) {
             m_cache.setCachedVersion(item.shard, item.version);
-            m_world.routing->setCachedVersion(item.shard, m_edge, item.version);
+            out.report(RouteReport{RouteReport::Kind::CachedVersion, item.shard, -1, m_edge, item.version, 0});
         }
     }
+}
+
+void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &out) {
+    m_done = true; // no more training: what is in the cache is dropped, as on a lease lapse
+    m_cache.flush();
+    m_windowSteps = 0;
+    // Every shard this edge owns goes to the other edges of its region that
+    // are up, in turn, so the region keeps merging without it.
+    std::vector<int> heirs;
+    for (int e : m_ctx.shape->edgesOfRegion[std::size_t(m_region)])
+        if (e != m_edge && std::size_t(e) < edgeUp.size() && edgeUp[std::size_t(e)])
+            heirs.push_back(e);
+    if (heirs.empty())
+        return; // nobody to hand to: the shards wait at the center's last copy
+    std::size_t next = 0;
+    for (int shard : m_owner.ownedShards())
+        m_owner.moveShard(now, shard, heirs[next++ % heirs.size()], out);
+    out.report(LeaseEvent{now, m_edge, "leaving", m_lease.lease().epoch});
 }
 
 std::string SynapticEdge::onCommand(double now, const SimCommand &cmd, Outbox &out) {

@@ -18,18 +18,25 @@ namespace synaptic::engine {
 // Applies owners' new values at step boundaries. Holds a lease from the
 // center: read-only (no training, no pushes) when it lapses; on a new lease
 // it catches up with every owner before training again. Also hosts the
-// owner role for the shards the plan gives it.
+// owner role for the shards the plan gives it. Knows its region's owners
+// from its context at start, from the center's answer to its join, and
+// from the announcements of new owners after a move.
 class SynapticEdge : public SimNode {
 public:
-    SynapticEdge(SimWorld &world, int edge);
+    explicit SynapticEdge(const NodeContext &ctx);
 
     void start(double now, Outbox &out) override;
     void onMessage(double now, Message &&m, Outbox &out) override;
     void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
-    void onKilled(double now) override;
+    void onKilled(double now, Outbox &out) override;
     std::string onCommand(double now, const SimCommand &cmd, Outbox &out) override;
+    void onLeave(double now, const std::vector<bool> &edgeUp, Outbox &out) override;
 
     bool done() const { return m_done; }
+    // Done training, and the owner role has merged and synced everything.
+    bool finished() const override {
+        return m_done && m_owner.idle() && (m_owner.ownedShards().empty() || m_owner.finishing());
+    }
     Replica &replica() { return *m_replica; }
     SynapticOwner &owner() { return m_owner; }
     EdgeLeaseState::Mode mode() const { return m_lease.mode(); }
@@ -41,13 +48,22 @@ private:
     void startStepIfAllowed(double now, Outbox &out);
     void finishStep(double now, Outbox &out);
     void closeWindow(double now, bool last, Outbox &out);
-    void applyValues(double now, const Message &m);
-    void onLease(double now, const Lease &lease, Outbox &out);
-    void setMode(double now, EdgeLeaseState::Mode before);
+    void applyValues(double now, const Message &m, Outbox &out);
+    void onLease(double now, const Message &grant, Outbox &out);
+    void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
+    void sendHeartbeat(bool join, Outbox &out);
+    // Seconds one training step takes: the compute model's, or in real time
+    // what the replica measured.
+    double stepSeconds() const;
+    // Values that include this edge's last window (Message::round).
+    bool answersWindow(const Message &values) const { return values.round >= m_window; }
+    int ownerNode(int shard) const { return ClusterShape::nodeOfEdge(m_owners[std::size_t(shard)]); }
+    std::set<int> ownerNodes() const;
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
     int m_edge;
     int m_region;
+    std::vector<int> m_owners;              // owner edge of every shard in this region, as this edge knows it
     std::unique_ptr<Replica> m_replica;
     GradientCache m_cache;
     EdgeLeaseState m_lease;

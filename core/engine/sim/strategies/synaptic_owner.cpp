@@ -14,22 +14,25 @@ constexpr std::uint64_t kMaxVersionsBehind = 16;
 constexpr std::uint64_t kInactiveRounds = 3;
 } // namespace
 
-SynapticOwner::SynapticOwner(SimWorld &world, int edge)
-    : m_world(world), m_edge(edge), m_region(world.regionOfEdge[std::size_t(edge)]), m_gate(world.edgeCount()) {
-    const auto &plan = world.plan;
+SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica)
+    : m_ctx(ctx), m_replica(replica), m_edge(ctx.edge()), m_region(ctx.region()), m_gate(ctx.shape->edgeCount()) {
+    const auto &plan = ctx.model->plan;
     std::int64_t offset = 0;
     for (const auto &shard : plan.shards) {
         const std::int64_t n = shard.parameters;
-        if (plan.owner[std::size_t(m_region)][std::size_t(shard.id)] == edge) {
+        if (ctx.owners.at(std::size_t(shard.id)) == m_edge) {
             Store s;
-            s.values = world.initialValues.slice(0, offset, offset + n).clone();
+            s.values = ctx.model->initialValues.slice(0, offset, offset + n).clone();
             s.base = s.values.clone();
             s.baseChecksum = tensorChecksum(s.base);
+            const auto i = std::size_t(shard.id);
+            s.version = i < ctx.ownerVersions.size() ? ctx.ownerVersions[i] : 0;
+            s.baseVersion = i < ctx.centerVersions.size() ? ctx.centerVersions[i] : 0;
             m_shards.emplace(shard.id, std::move(s));
         }
         offset += n;
     }
-    for (int e : world.edgesOfRegion[std::size_t(m_region)])
+    for (int e : regionEdges())
         m_lastHeardRound[e] = 0;
 }
 
@@ -47,10 +50,10 @@ bool SynapticOwner::idle() const {
     return m_orphans.empty() && m_orphanAnswers.empty();
 }
 
-void SynapticOwner::onKilled() {
+void SynapticOwner::onKilled(Outbox &out) {
     for (auto &[id, s] : m_shards) {
         for (const auto &p : s.pending)
-            m_world.ledger.lostInCrash += p.item.contributionIds.size();
+            out.ledger(LedgerReport::Kind::LostInCrash, p.item.contributionIds.size());
         s.pending.clear();
     }
     m_orphans.clear();
@@ -58,7 +61,7 @@ void SynapticOwner::onKilled() {
     m_deadlineArmed = false;
 }
 
-void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Outbox &out) {
+void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, double windowSeconds, Outbox &out) {
     const int origin = m.origin;
     std::map<int, Message> forwards;
     for (auto &item : m.shards) {
@@ -76,7 +79,7 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Out
             f.round = m.round;
             f.last = m.last;
             f.shards.push_back(std::move(item));
-            ++m_world.ledger.forwarded;
+            out.ledger(LedgerReport::Kind::Forwarded, 1);
         } else {
             // A gradient for a shard whose handoff has not landed yet (a
             // retransmitted handoff overtaken by a later message): hold it.
@@ -88,6 +91,7 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Out
 
     m_heardThisRound.insert(origin);
     m_lastHeardRound[origin] = m_round;
+    m_arrivedWindow[origin] = std::max(m_arrivedWindow[origin], m.round);
     if (m.last)
         m_finishedEdges.insert(origin);
 
@@ -100,7 +104,7 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, Out
     if (everyoneIn && ownLeaseValid) {
         merge(now, out);
     } else if (!m_deadlineArmed) {
-        out.timer(now + 0.5 * windowSeconds(m_world, m_edge) + 0.002, kMergeDeadlineTimer, m_round);
+        out.timer(now + 0.5 * windowSeconds + 0.002, kMergeDeadlineTimer, m_round);
         m_deadlineArmed = true;
     }
 }
@@ -120,9 +124,10 @@ void SynapticOwner::merge(double now, Outbox &out) {
         if (s.pending.empty())
             continue;
         hadGradients = true;
-        mergeShard(now, id, s, updated);
+        mergeShard(now, id, s, updated, out);
     }
     const auto contributors = m_heardThisRound;
+    m_mergedWindow = m_arrivedWindow; // everything that arrived is in this merge
     ++m_round;
     m_heardThisRound.clear();
     m_deadlineArmed = false;
@@ -134,8 +139,8 @@ void SynapticOwner::merge(double now, Outbox &out) {
         for (int e : contributors) {
             Message v;
             v.kind = MessageKind::Values;
-            v.to = SimWorld::nodeOfEdge(e);
-            v.round = m_round;
+            v.to = ClusterShape::nodeOfEdge(e);
+            v.round = m_mergedWindow[e];
             out.send(std::move(v));
         }
     }
@@ -149,17 +154,17 @@ void SynapticOwner::merge(double now, Outbox &out) {
     maybeSync(now, m_finishing, out);
 }
 
-void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated) {
+void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out) {
     at::Tensor sum;
     std::vector<std::uint64_t> ids;
     for (auto &p : s.pending) {
         const bool tooOld = s.version > p.item.version + kMaxVersionsBehind;
         if (tooOld || m_gate.check(p.edge, p.lease, p.sentAt) != EpochGate::Verdict::Accepted) {
-            m_world.ledger.rejected += p.item.contributionIds.size();
+            out.ledger(LedgerReport::Kind::Rejected, p.item.contributionIds.size());
             continue;
         }
         if (!p.lease.validAt(p.sentAt))
-            ++m_world.ledger.appliedUnderExpiredLease; // the gate must make this impossible
+            out.ledger(LedgerReport::Kind::AppliedUnderExpiredLease, 1); // the gate must make this impossible
         sum = sum.defined() ? sum.add_(p.item.data) : p.item.data.clone();
         ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
     }
@@ -170,13 +175,13 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     (void)n;
     sum.div_(double(ids.size()));
     AdamOptions adam;
-    adam.lr = m_world.config.learningRate;
+    adam.lr = m_ctx.config->learningRate;
     adamStep(s.values, sum, s.adam, adam);
     ++s.version;
     ++s.mergesSinceSync;
-    m_world.routing->setOwnerVersion(shard, m_region, s.version, now);
-    for (auto id : ids)
-        m_world.ledger.recordApplied(shard, id);
+    (void)now;
+    reportOwnerVersion(shard, s, out);
+    out.report(LedgerReport{LedgerReport::Kind::Applied, shard, ids.size(), std::move(ids)});
     ShardItem item;
     item.shard = shard;
     item.version = s.version;
@@ -184,14 +189,18 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     updated.push_back(std::move(item));
 }
 
+void SynapticOwner::reportOwnerVersion(int shard, const Store &s, Outbox &out) const {
+    out.report(RouteReport{RouteReport::Kind::OwnerVersion, shard, m_region, m_edge, s.version, 0});
+}
+
 void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out) {
     if (updated.empty())
         return;
-    for (int e : m_world.edgesOfRegion[std::size_t(m_region)]) {
+    for (int e : regionEdges()) {
         Message v;
         v.kind = MessageKind::Values;
-        v.to = SimWorld::nodeOfEdge(e);
-        v.round = m_round;
+        v.to = ClusterShape::nodeOfEdge(e);
+        v.round = m_mergedWindow[e];
         v.shards = updated; // tensors are shared, never written after sending
         out.send(std::move(v));
     }
@@ -203,7 +212,7 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
     d.kind = MessageKind::CenterDelta;
     d.to = kCenterNode;
     d.round = m_round;
-    const int every = m_world.config.knobs.centerSyncWindows;
+    const int every = m_ctx.config->knobs.centerSyncWindows;
     for (auto &[id, s] : m_shards) {
         if (s.syncInFlight || s.mergesSinceSync == 0 || (!force && s.mergesSinceSync < every))
             continue;
@@ -218,8 +227,13 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         s.mergesSinceSync = 0;
         d.shards.push_back(std::move(item));
     }
-    if (!d.shards.empty())
+    if (!d.shards.empty()) {
+        // The center evaluates the global model with the batch-norm
+        // statistics the regions' edges report here (no gradient carries them).
+        if (m_replica)
+            d.buffers = m_replica->buffers();
         out.send(std::move(d));
+    }
 }
 
 void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
@@ -251,7 +265,7 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         s.baseChecksum = item.checksum;
         s.sentValues = at::Tensor();
         ++s.version;
-        m_world.routing->setOwnerVersion(item.shard, m_region, s.version, now);
+        reportOwnerVersion(item.shard, s, out);
         ShardItem v;
         v.shard = item.shard;
         v.version = s.version;
@@ -283,24 +297,25 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
 }
 
 std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &out) {
+    const auto &shape = *m_ctx.shape;
     if (!owns(shard))
-        return "edge " + m_world.edgeName(m_edge) + " does not own shard " + std::to_string(shard) +
+        return "edge " + shape.edgeName(m_edge) + " does not own shard " + std::to_string(shard) +
                " (a move may already be in flight)";
     if (toEdge == m_edge)
-        return "edge " + m_world.edgeName(toEdge) + " already owns shard " + std::to_string(shard);
-    if (toEdge < 0 || toEdge >= m_world.edgeCount() || m_world.regionOfEdge[std::size_t(toEdge)] != m_region)
+        return "edge " + shape.edgeName(toEdge) + " already owns shard " + std::to_string(shard);
+    if (toEdge < 0 || toEdge >= shape.edgeCount() || shape.regionOfEdge[std::size_t(toEdge)] != m_region)
         return "shards move only between edges of the same region";
     // Fence: apply what is buffered, so the new owner starts from a version
     // that includes every gradient that reached this owner.
     Store &s = m_shards[shard];
     std::vector<ShardItem> updated;
     if (!s.pending.empty())
-        mergeShard(now, shard, s, updated);
+        mergeShard(now, shard, s, updated, out);
     sendValues(updated, out);
 
     Message h;
     h.kind = MessageKind::Handoff;
-    h.to = SimWorld::nodeOfEdge(toEdge);
+    h.to = ClusterShape::nodeOfEdge(toEdge);
     ShardItem item;
     item.shard = shard;
     item.version = s.version;
@@ -317,12 +332,18 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
     h.shards.push_back(std::move(item));
     out.send(std::move(h));
     m_shards.erase(shard);
-    m_forwardTo[shard] = SimWorld::nodeOfEdge(toEdge);
+    m_forwardTo[shard] = ClusterShape::nodeOfEdge(toEdge);
     return "";
 }
 
-void SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
+std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
+    std::vector<int> taken;
+    Message announce;
+    announce.kind = MessageKind::OwnerAnnounce;
+    announce.origin = m_edge;
     for (auto &item : m.shards) {
+        if (item.shard < 0 || std::size_t(item.shard) >= m_ctx.owners.size())
+            continue; // no such shard: nothing to take over
         Store s;
         s.values = item.data;
         s.adam = item.optimizer;
@@ -339,8 +360,12 @@ void SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
             m_finishing = true; // the region is done: this shard still owes the center its last delta
         m_forwardTo.erase(shard); // it may come back
         m_shards[shard] = std::move(s);
-        m_world.routing->setOwner(shard, m_region, m_edge);
-        m_world.emit(RoutingEvent{now, shard, m_region, m_edge, m_world.routing->snapshot()->revision, "move"});
+        taken.push_back(shard);
+        out.report(RouteReport{RouteReport::Kind::Owner, shard, m_region, m_edge, 0, 0});
+        ShardItem a;
+        a.shard = shard;
+        a.version = m_shards[shard].version;
+        announce.shards.push_back(std::move(a));
         // Gradients that overtook the handoff.
         std::vector<Pending> keep;
         for (auto &p : m_orphans)
@@ -361,6 +386,20 @@ void SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
     }
     if (m_finishing)
         maybeSync(now, true, out);
+    // The new owner tells its region and the center: edges send here from
+    // now on (the old owner forwards what was already on its way).
+    if (!announce.shards.empty()) {
+        for (int e : regionEdges()) {
+            if (e == m_edge)
+                continue;
+            Message a = announce;
+            a.to = ClusterShape::nodeOfEdge(e);
+            out.send(std::move(a));
+        }
+        announce.to = kCenterNode;
+        out.send(std::move(announce));
+    }
+    return taken;
 }
 
 } // namespace synaptic::engine

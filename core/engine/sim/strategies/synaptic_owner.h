@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_node.h"
-#include "core/engine/sim/sim_world.h"
 #include "core/engine/synapse/lease.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -16,17 +16,22 @@ namespace synaptic::engine {
 // region; every N merges it sends the shard's delta to the center and folds
 // the center's new global copy back in. Moves a shard to another owner on
 // command (fence, hand off values and optimizer state, forward late
-// gradients). Lives inside the edge node; engine thread only.
+// gradients; the new owner announces itself to its region and the center).
+// Lives inside the edge node; engine thread only.
 class SynapticOwner {
 public:
-    SynapticOwner(SimWorld &world, int edge);
+    // `replica` is the hosting edge's own model: its batch-norm statistics
+    // ride with the center deltas (the center evaluates with them).
+    SynapticOwner(const NodeContext &ctx, const FlatModel *replica);
 
     // A Gradients message for shards this edge owns (or owned: forwarded).
-    void onGradients(double now, Message &&m, bool ownLeaseValid, Outbox &out);
+    // `windowSeconds`: how long the hosting edge's aggregation window lasts.
+    void onGradients(double now, Message &&m, bool ownLeaseValid, double windowSeconds, Outbox &out);
     void onMergeDeadline(double now, std::uint64_t round, bool ownLeaseValid, Outbox &out);
     void onCatchUpRequest(double now, const Message &m, Outbox &out);
     void onCenterValues(double now, Message &&m, Outbox &out);
-    void onHandoff(double now, Message &&m, Outbox &out);
+    // Returns the shards this owner took over.
+    std::vector<int> onHandoff(double now, Message &&m, Outbox &out);
     std::string moveShard(double now, int shard, int toEdge, Outbox &out);
     // Every edge of the region finished: merge what is left and sync with the center.
     void flushForFinish(double now, Outbox &out);
@@ -34,7 +39,7 @@ public:
     // The process died: buffered gradients are gone. Shard values, optimizer
     // state and the unanswered delta are on disk: the center's answer is
     // redelivered after the restart (the center channel is reliable).
-    void onKilled();
+    void onKilled(Outbox &out);
 
     bool idle() const;                 // nothing buffered, no sync in flight, nothing unsynced after finish
     bool finishing() const { return m_finishing; }
@@ -66,12 +71,14 @@ private:
     };
 
     void merge(double now, Outbox &out);
-    void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated);
+    void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out);
     void sendValues(const std::vector<ShardItem> &updated, Outbox &out);
     void maybeSync(double now, bool force, Outbox &out);
-    int regionEdgesAlive() const;
+    void reportOwnerVersion(int shard, const Store &s, Outbox &out) const;
+    const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
 
-    SimWorld &m_world;
+    const NodeContext &m_ctx;
+    const FlatModel *m_replica;
     int m_edge;
     int m_region;
     std::map<int, Store> m_shards;
@@ -81,6 +88,13 @@ private:
     EpochGate m_gate;
     std::set<int> m_heardThisRound;      // edges whose window arrived since the last merge
     std::map<int, std::uint64_t> m_lastHeardRound;
+    // Per edge: the newest window whose gradients arrived, and the newest
+    // one merged into the values this owner sends. A Values message carries
+    // the latter for its recipient in `round`, so an edge tells the answer
+    // to its window from values an owner sends for another reason (a center
+    // sync): only the answer lets it train on.
+    std::map<int, std::uint64_t> m_arrivedWindow;
+    std::map<int, std::uint64_t> m_mergedWindow;
     std::set<int> m_finishedEdges;
     std::uint64_t m_round = 0;           // merges done
     bool m_deadlineArmed = false;

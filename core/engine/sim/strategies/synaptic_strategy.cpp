@@ -15,21 +15,19 @@ public:
     std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
         m_world = &world;
         std::vector<std::unique_ptr<SimNode>> nodes;
-        auto center = std::make_unique<SynapticCenter>(world);
+        auto center = std::make_unique<SynapticCenter>(world.context(kCenterNode));
         m_center = center.get();
         nodes.push_back(std::move(center));
         for (int e = 0; e < world.edgeCount(); ++e) {
-            auto edge = std::make_unique<SynapticEdge>(world, e);
+            auto edge = std::make_unique<SynapticEdge>(world.context(SimWorld::nodeOfEdge(e)));
             m_edges.push_back(edge.get());
             m_replicas.push_back(&edge->replica());
             nodes.push_back(std::move(edge));
         }
-        for (const auto &shard : world.plan.shards)
-            for (int r = 0; r < world.regionCount(); ++r)
-                world.emit(RoutingEvent{0, shard.id, r, world.plan.owner[std::size_t(r)][std::size_t(shard.id)],
-                                        0, "plan"});
         return nodes;
     }
+
+    bool hasShardOwners() const override { return true; }
 
     void globalModel(FlatModel &into) override {
         into.setValues(m_center->globalValues());
@@ -40,7 +38,7 @@ public:
 
     void regionModel(int region, FlatModel &into) override {
         std::vector<Replica *> members;
-        for (int e : m_world->edgesOfRegion[std::size_t(region)]) {
+        for (int e : m_world->shape->edgesOfRegion[std::size_t(region)]) {
             members.push_back(m_replicas[std::size_t(e)]);
             auto &owner = m_edges[std::size_t(e)]->owner();
             for (int shard : owner.ownedShards())
@@ -73,8 +71,7 @@ public:
             why = "no region " + std::to_string(cmd.region);
             return -1;
         }
-        if (cmd.node < 0 || cmd.node >= m_world->edgeCount() ||
-            m_world->regionOfEdge[std::size_t(cmd.node)] != cmd.region) {
+        if (cmd.node < 0 || cmd.node >= m_world->edgeCount() || m_world->regionOfEdge(cmd.node) != cmd.region) {
             why = "shards move only between edges of the same region";
             return -1;
         }
@@ -95,5 +92,11 @@ private:
 } // namespace
 
 std::unique_ptr<Strategy> makeSynapticStrategy() { return std::make_unique<SynapticStrategy>(); }
+
+std::unique_ptr<SimNode> makeSynapticNode(const NodeContext &ctx) {
+    if (ctx.node == kCenterNode)
+        return std::make_unique<SynapticCenter>(ctx);
+    return std::make_unique<SynapticEdge>(ctx);
+}
 
 } // namespace synaptic::engine

@@ -1,0 +1,92 @@
+#pragma once
+
+#include "cluster_config.h"
+#include "replica.h"
+
+#include "core/engine/synapse/layer_layout.h"
+#include "core/engine/synapse/shard_planner.h"
+#include "core/engine/tensor_data.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+// The cluster's shape as the config states it: which edges exist, their
+// names and regions. Every node may know it (it is config, not node state).
+struct ClusterShape {
+    std::vector<int> regionOfEdge;              // edge index -> region
+    std::vector<std::vector<int>> edgesOfRegion;
+    std::vector<std::string> edgeNames;
+    std::vector<double> edgeGflops;
+    double centerGflops = 1000;
+
+    explicit ClusterShape(const ClusterConfig &config);
+    ClusterShape() = default;
+    int edgeCount() const { return int(regionOfEdge.size()); }
+    int regionCount() const { return int(edgesOfRegion.size()); }
+    static int nodeOfEdge(int edge) { return edge + 1; }
+    static int edgeOfNode(int node) { return node - 1; }
+    const std::string &edgeName(int edge) const;
+};
+
+// The model every node starts from: layers, shard plan, initial values and
+// batch-norm statistics (shard order), and the compute model's cost of a
+// training sample. Immutable once built; shared by the nodes of a process.
+struct ModelSetup {
+    std::vector<LayerLayout> layers;
+    ShardPlan plan;
+    at::Tensor initialValues;
+    at::Tensor initialBuffers;
+    double trainFlopsPerSample = 0;
+    double exitWeight = 0.3;
+    std::string device = "cpu";
+
+    std::unique_ptr<FlatModel> newModel() const; // at the initial values
+    std::int64_t shardOffset(int shard) const;   // in shard order
+};
+
+// Everything a node may read (DESIGN.md §3): who it is, the cluster's shape
+// and live knobs from the config, the model it starts from, the owners it
+// starts with, and its own training data. Nothing here is another node's
+// state: what a node learns later arrives in messages. Built by the driver
+// (the simulator builds one per node; a live process builds its own from
+// what the center sent when it joined).
+struct NodeContext {
+    int node = 0;                                   // 0 = center, 1..E = edges
+    // Knobs are edited live by commands between two inputs (simulator: the
+    // driver; live: a command from the center). Never null.
+    const ClusterConfig *config = nullptr;
+    std::shared_ptr<const ClusterShape> shape;
+    std::shared_ptr<const ModelSetup> model;
+    // Edges: the owner (edge index) of every shard in the edge's region as
+    // the node starts; later moves arrive as OwnerAnnounce messages.
+    std::vector<int> owners;
+    // Per shard, where an owner resumes when it starts (empty: 0): its
+    // region version (a restarted live edge resumes past the last version
+    // its region saw) and the center version its starting values are.
+    std::vector<std::uint64_t> ownerVersions;
+    std::vector<std::uint64_t> centerVersions;
+    // Edges: the training set and this edge's indices into it.
+    const TensorSet *train = nullptr;
+    std::vector<std::size_t> partition;
+    std::uint64_t stepsPerEdge = 0;                 // 0 = no step budget
+    // Live processes do real work in real time: the compute model adds no
+    // virtual time on top of it.
+    bool realTime = false;
+
+    int edge() const { return ClusterShape::edgeOfNode(node); }
+    int region() const;                             // -1 for the center
+    // Seconds this node's compute model charges for `flops` (0 in real time).
+    double computeSeconds(double flops) const;
+    double trainStepSeconds() const;
+    // How long one aggregation window lasts by the live knobs, for an edge
+    // whose training step takes `stepSeconds`.
+    double windowSeconds(double stepSeconds) const;
+    std::unique_ptr<Replica> newReplica() const;
+};
+
+} // namespace synaptic::engine

@@ -1,0 +1,75 @@
+#include "sim_serving.h"
+
+#include "event_loop.h"
+#include "sim_transport.h"
+#include "sim_world.h"
+#include "strategy.h"
+
+#include "core/engine/inference/live_serving.h"
+
+namespace synaptic::engine {
+
+SimServing::SimServing() = default;
+SimServing::~SimServing() = default;
+
+std::string SimServing::start(Setup setup, const TensorSet &pool) {
+    m_setup = std::move(setup);
+    const SimWorld &world = *m_setup.world;
+    const auto &s = world.config.serving;
+    if (!(s.requestRate > 0))
+        return "";
+    if (!m_setup.hasCenter)
+        return "serving is off: " + world.config.strategy +
+               " has no center to forward requests to or to release edge images";
+    LiveServing::Env env;
+    env.loop = m_setup.loop;
+    auto *transport = m_setup.transport;
+    env.send = [transport](int from, int to, std::uint64_t bytes) { return transport->sendRaw(from, to, bytes); };
+    env.linkUp = [transport](int a, int b) { return transport->linkUp(a, b); };
+    env.alive = m_setup.alive;
+    env.threshold = [&world](int edge) { return world.confidenceThreshold(edge); };
+    env.computeSeconds = [&world](int node, double flops) { return world.computeSeconds(node, flops); };
+    env.emit = m_setup.emit;
+    LiveServing::Options o;
+    o.ratePerEdge = s.requestRate;
+    o.measure = parseConfidenceMeasure(s.confidence).value_or(ConfidenceMeasure::MaxSoftmax);
+    o.releaseEverySyncs = s.releaseEverySyncs;
+    o.timeoutSeconds = s.timeoutMs / 1000.0;
+    o.seed = world.config.seed;
+    o.edges = world.edgeCount();
+    m_scratch = world.newModel();
+    m_serving = std::make_unique<LiveServing>(std::move(env), o, pool);
+    m_serving->start(m_scratch->net());
+    return "";
+}
+
+void SimServing::observe(const SimEvent &e) {
+    if (!m_serving || !std::holds_alternative<ConsistencyEvent>(e))
+        return;
+    m_sawCenterSync = true;
+    // Cut the release after the merge that emitted this has finished.
+    if (m_serving->onCenterSync())
+        m_setup.loop->at(m_setup.loop->now(), [this] { release(); });
+}
+
+void SimServing::onEvaluation() {
+    if (m_serving && !m_sawCenterSync)
+        release();
+}
+
+void SimServing::setReleaseEverySyncs(int k) {
+    if (m_serving)
+        m_serving->setReleaseEverySyncs(k);
+}
+
+void SimServing::report(double interval) {
+    if (m_serving)
+        m_serving->report(interval);
+}
+
+void SimServing::release() {
+    m_setup.strategy->globalModel(*m_scratch);
+    m_serving->release(m_scratch->net());
+}
+
+} // namespace synaptic::engine

@@ -1,0 +1,126 @@
+#include "sim_transport.h"
+
+#include "event_loop.h"
+
+namespace synaptic::engine {
+
+SimTransport::SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks)
+    : m_loop(loop), m_config(config), m_shape(shape), m_hooks(std::move(hooks)) {}
+
+int SimTransport::regionOfNode(int node) const {
+    return node == kCenterNode ? -1 : m_shape.regionOfEdge[std::size_t(ClusterShape::edgeOfNode(node))];
+}
+
+bool SimTransport::isWan(int a, int b) const {
+    return a == kCenterNode || b == kCenterNode || regionOfNode(a) != regionOfNode(b);
+}
+
+LinkSpec SimTransport::baseSpec(int a, int b) const {
+    if (a == kCenterNode || b == kCenterNode)
+        return m_config.edgeCenter;
+    return regionOfNode(a) == regionOfNode(b) ? m_config.intraRegion : m_config.interRegion;
+}
+
+Link &SimTransport::link(int from, int to) {
+    auto it = m_links.find({from, to});
+    if (it == m_links.end()) {
+        const std::uint64_t seed = m_config.seed * 0x9E3779B97F4A7C15ull + std::uint64_t(from) * 7919 + std::uint64_t(to);
+        it = m_links.emplace(std::pair{from, to}, Link(baseSpec(from, to), seed)).first;
+    }
+    return it->second;
+}
+
+void SimTransport::send(Message m) {
+    m.sentAt = m_loop.now();
+    if (m.from == m.to) {
+        m_loop.at(m_loop.now(), [this, m]() mutable { deliver(std::move(m)); });
+        return;
+    }
+    if (!m_hooks.alive(m.from))
+        return;
+    Link &l = link(m.from, m.to);
+    const std::uint64_t bytes = m.bytes();
+    const auto arrival = l.send(m_loop.now(), bytes);
+    if (l.spec().up) {
+        if (m_hooks.tap)
+            m_hooks.tap(m, bytes);
+        ++m_counters.messages;
+        m_counters.totalBytes += bytes;
+        if (m.from == kCenterNode || m.to == kCenterNode)
+            m_counters.bytesToCenter += bytes;
+        if (isWan(m.from, m.to))
+            m_counters.wanBytes += bytes;
+        m_intervalBytes[{m.from, m.to}] += bytes;
+    }
+    if (arrival) {
+        m_loop.at(*arrival, [this, m]() mutable { deliver(std::move(m)); });
+    } else if (l.spec().up) {
+        // Lost on a lossy link: the transport notices after a round trip
+        // and sends again, as TCP would, so loss costs time and bytes.
+        ++m_counters.messagesLost;
+        const double rto = l.busyUntil() - m_loop.now() + 2 * l.spec().latencySeconds;
+        m_loop.at(m_loop.now() + rto, [this, m]() mutable { send(std::move(m)); });
+    } else if (isReliable(m.kind)) {
+        // The sender's transport keeps retrying until the link is back.
+        m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
+    } else {
+        ++m_counters.messagesDropped;
+    }
+}
+
+void SimTransport::deliver(Message m) {
+    if (!m_hooks.alive(m.to)) {
+        if (m_hooks.exists(m.to) && isReliable(m.kind)) {
+            // A reliable sender keeps retrying until the receiver is back.
+            m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
+            return;
+        }
+        ++m_counters.messagesDropped;
+        return;
+    }
+    m_hooks.deliver(std::move(m));
+}
+
+std::optional<double> SimTransport::sendRaw(int from, int to, std::uint64_t bytes) {
+    Link &l = link(from, to);
+    const auto arrival = l.send(m_loop.now(), bytes);
+    if (l.spec().up) {
+        m_counters.servingBytes += bytes;
+        m_intervalBytes[{from, to}] += bytes;
+    }
+    return arrival;
+}
+
+void SimTransport::setLinkSpec(int a, int b, const LinkSpec &spec) {
+    for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+        Link &l = link(x, y);
+        LinkSpec s = spec;
+        s.up = l.spec().up;
+        l.setSpec(s);
+    }
+}
+
+void SimTransport::setLinkUp(int a, int b, bool up) {
+    for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+        Link &l = link(x, y);
+        LinkSpec s = l.spec();
+        s.up = up;
+        l.setSpec(s);
+    }
+}
+
+void SimTransport::setRegionUp(int region, bool up) {
+    const int nodes = m_shape.edgeCount() + 1;
+    for (int a = 0; a < nodes; ++a)
+        for (int b = a + 1; b < nodes; ++b)
+            if ((regionOfNode(a) == region) != (regionOfNode(b) == region))
+                setLinkUp(a, b, up);
+}
+
+std::map<std::pair<int, int>, std::uint64_t> SimTransport::takeIntervalBytes() {
+    std::map<std::pair<int, int>, std::uint64_t> out;
+    out.swap(m_intervalBytes);
+    return out;
+}
+
+} // namespace synaptic::engine

@@ -1,0 +1,86 @@
+#pragma once
+
+#include "cluster_config.h"
+#include "link.h"
+#include "message.h"
+#include "node_context.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace synaptic::engine {
+
+class EventLoop;
+
+// Every byte the simulated network carried, as a run reports it.
+struct TransportCounters {
+    std::uint64_t messages = 0;
+    std::uint64_t messagesLost = 0;    // lost on a lossy link and sent again
+    std::uint64_t messagesDropped = 0; // link down or receiver dead: never delivered
+    std::uint64_t totalBytes = 0;
+    std::uint64_t bytesToCenter = 0;
+    std::uint64_t wanBytes = 0;
+    std::uint64_t servingBytes = 0;    // early-exit serving, counted apart
+};
+
+// The simulator's network (DESIGN.md §3): one Link per direction between
+// two nodes (latency, bandwidth queue, loss, partition switch), built on
+// first use from the config's link classes. send() charges a message its
+// wire size, schedules its arrival, and does what a real transport would
+// when it does not arrive: a lost message is sent again after a round
+// trip (as TCP would), a reliable kind (isReliable) keeps being retried
+// while its link is down or its receiver dead, anything else is dropped.
+// Engine thread only.
+class SimTransport {
+public:
+    struct Hooks {
+        std::function<bool(int node)> alive;   // the receiver runs now
+        std::function<bool(int node)> exists;  // the strategy has this node (it may come back)
+        std::function<void(Message &&)> deliver;
+        // Sees every message put on a link with the bytes charged for it
+        // (tests compare them with the real encoding). May be empty.
+        std::function<void(const Message &, std::uint64_t bytes)> tap;
+    };
+
+    SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks);
+
+    // Sends `m` (from, to set) now: stamps sentAt, charges the link.
+    void send(Message m);
+    // Serving traffic (issue 6): `bytes` on the same links, counted apart.
+    // The arrival time, or nullopt when lost or the link is down.
+    std::optional<double> sendRaw(int from, int to, std::uint64_t bytes);
+
+    Link &link(int from, int to);
+    bool linkUp(int from, int to) { return link(from, to).spec().up; }
+    // Both directions between a and b (node ids).
+    void setLinkSpec(int a, int b, const LinkSpec &spec); // keeps each direction's up/down; throws on a bad spec
+    void setLinkUp(int a, int b, bool up);
+    // Every link between the region's nodes and the rest of the cluster.
+    void setRegionUp(int region, bool up);
+
+    const TransportCounters &counters() const { return m_counters; }
+    // Bytes per directed link since the last call (for LinkBytesEvents).
+    std::map<std::pair<int, int>, std::uint64_t> takeIntervalBytes();
+
+    static constexpr double kReliableRetrySeconds = 0.5;
+
+private:
+    int regionOfNode(int node) const;
+    bool isWan(int a, int b) const;
+    LinkSpec baseSpec(int a, int b) const;
+    void deliver(Message m);
+
+    EventLoop &m_loop;
+    const ClusterConfig &m_config;
+    const ClusterShape &m_shape;
+    Hooks m_hooks;
+    std::map<std::pair<int, int>, Link> m_links;
+    std::map<std::pair<int, int>, std::uint64_t> m_intervalBytes;
+    TransportCounters m_counters;
+};
+
+} // namespace synaptic::engine

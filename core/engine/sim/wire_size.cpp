@@ -1,0 +1,100 @@
+#include "wire_size.h"
+
+#include <cstring>
+
+namespace synaptic::engine {
+
+namespace {
+
+// Protobuf's base-128 varint length.
+std::uint64_t varint(std::uint64_t v) {
+    std::uint64_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        ++n;
+    }
+    return n;
+}
+// int32 fields sign-extend negative values to ten bytes.
+std::uint64_t int32Field(std::int32_t v) { return v == 0 ? 0 : 1 + varint(std::uint64_t(std::int64_t(v))); }
+std::uint64_t uint64Field(std::uint64_t v) { return v == 0 ? 0 : 1 + varint(v); }
+std::uint64_t sint32Field(std::int32_t v) {
+    const std::uint32_t zigzag = (std::uint32_t(v) << 1) ^ std::uint32_t(v >> 31);
+    return zigzag == 0 ? 0 : 1 + varint(zigzag);
+}
+std::uint64_t boolField(bool v) { return v ? 2 : 0; }
+// proto3 leaves out a double whose bits are all zero (0.0, not -0.0).
+std::uint64_t doubleField(double v) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits == 0 ? 0 : 9;
+}
+// A length-delimited field (submessage, bytes, packed repeated) of `size` bytes.
+std::uint64_t delimited(std::uint64_t size) { return 1 + varint(size) + size; }
+
+std::uint64_t tensorSize(const at::Tensor &t) {
+    std::uint64_t n = 2; // dtype: every dtype we send has a non-zero enum value
+    const auto dims = t.sizes();
+    std::uint64_t shape = 0;
+    for (auto d : dims)
+        shape += varint(std::uint64_t(d));
+    if (!dims.empty())
+        n += delimited(shape);
+    const std::uint64_t data = std::uint64_t(t.numel()) * wireElementBytes(t);
+    if (data > 0)
+        n += delimited(data);
+    return n;
+}
+std::uint64_t tensorField(const at::Tensor &t) { return t.defined() ? delimited(tensorSize(t)) : 0; }
+
+std::uint64_t adamField(const AdamState &a) {
+    if (!a.m.defined() && !a.v.defined() && a.step == 0)
+        return 0;
+    const std::uint64_t size =
+        tensorField(a.m) + tensorField(a.v) + (a.step == 0 ? 0 : 1 + varint(std::uint64_t(a.step)));
+    return delimited(size);
+}
+
+std::uint64_t shardItemSize(const ShardItem &s) {
+    std::uint64_t n = int32Field(s.shard) + uint64Field(s.version) + uint64Field(s.checksum) +
+                      uint64Field(s.sequence) + tensorField(s.data) + adamField(s.optimizer);
+    if (!s.contributionIds.empty()) {
+        std::uint64_t ids = 0;
+        for (auto id : s.contributionIds)
+            ids += varint(id);
+        n += delimited(ids);
+    }
+    n += tensorField(s.base) + uint64Field(s.baseVersion) + tensorField(s.sentValues) +
+         int32Field(s.mergesSinceSync) + boolField(s.syncInFlight) + uint64Field(s.syncSequence) +
+         boolField(s.finishing);
+    return n;
+}
+
+std::uint64_t leaseField(const Lease &l) {
+    if (l.epoch == 0 && doubleField(l.expiresAt) == 0)
+        return 0;
+    return delimited(uint64Field(l.epoch) + doubleField(l.expiresAt));
+}
+
+} // namespace
+
+std::uint64_t wireElementBytes(const at::Tensor &t) { return std::uint64_t(t.element_size()); }
+
+std::uint64_t encodedSize(const Message &m) {
+    std::uint64_t n = int32Field(int(m.kind)) + int32Field(m.from) + int32Field(m.to) + uint64Field(m.round) +
+                      leaseField(m.lease) + doubleField(m.sentAt) + sint32Field(m.origin) +
+                      doubleField(m.writtenAt);
+    for (const auto &s : m.shards)
+        n += delimited(shardItemSize(s));
+    n += tensorField(m.tensor) + tensorField(m.buffers) + sint32Field(m.chunk) + boolField(m.last) +
+         boolField(m.join);
+    if (!m.owners.empty()) {
+        std::uint64_t owners = 0;
+        for (int o : m.owners)
+            owners += o < 0 ? 10 : varint(std::uint64_t(o));
+        n += delimited(owners);
+    }
+    return n;
+}
+
+} // namespace synaptic::engine
