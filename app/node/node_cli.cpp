@@ -32,6 +32,20 @@ std::string nodeUsage() {
            "       synaptic-node rerun FILE [--run N] [--threads N]   rerun a recorded run, compare streams\n"
            "         exit codes: 0 ok, 1 failed or unreadable file, 2 usage, 3 damaged recording\n"
            "                     (read as far as possible) or a rerun that differs\n"
+           "       synaptic-node center --config FILE [--listen ADDR] [--steps N] [--eval-every-samples N]\n"
+           "                            [--report FILE] [--exit-when-done] LIVE-OPTIONS\n"
+           "         the center of a live cluster (synaptic, param_server or diloco); edges join it\n"
+           "       synaptic-node edge --center ADDR --name NAME [--listen ADDR] [--advertise ADDR]\n"
+           "                          [--join-timeout S] LIVE-OPTIONS\n"
+           "         one edge of the config the center runs: region, data and peers come from the center\n"
+           "       synaptic-node cluster --config FILE [--steps N] [--eval-every-samples N] [--report FILE]\n"
+           "                             [--exit-when-done] LIVE-OPTIONS\n"
+           "         a center and every edge of the config as processes on this machine;\n"
+           "         prints where they listen; Ctrl+C or SIGTERM stops them all\n"
+           "         LIVE-OPTIONS: --token-file FILE (required) and either --tls-cert FILE --tls-key FILE\n"
+           "                       --tls-ca FILE [--mtls] [--tls-server-name NAME], or --insecure (loopback\n"
+           "                       only); [--no-link-emulation] [--threads N] [--device cpu|cuda|auto]\n"
+           "                       [--data DIR]\n"
            "       synaptic-node --version\n"
            "       synaptic-node --help\n";
 }
@@ -202,12 +216,98 @@ NodeCommand parseRecordingCommand(const std::vector<std::string> &args, NodeComm
     return cmd;
 }
 
+// The flags every live process takes (security, link emulation, compute).
+void addProcessFlags(FlagTable &flags, std::map<std::string, std::function<void()>> &switches,
+                     rpc::ProcessOptions &p) {
+    auto &s = p.security;
+    flags["--token-file"] = [&](auto &, auto &v) { s.tokenFile = v; };
+    flags["--tls-cert"] = [&](auto &, auto &v) { s.certFile = v; };
+    flags["--tls-key"] = [&](auto &, auto &v) { s.keyFile = v; };
+    flags["--tls-ca"] = [&](auto &, auto &v) { s.caFile = v; };
+    flags["--tls-server-name"] = [&](auto &, auto &v) { s.serverNameOverride = v; };
+    flags["--threads"] = [&](auto &f, auto &v) {
+        p.threads = parseNumber<int>(f, v);
+        if (p.threads < 0)
+            throw ConfigError(f, "must be >= 0");
+    };
+    flags["--device"] = [&](auto &, auto &v) { p.device = v; };
+    flags["--data"] = [&](auto &, auto &v) { p.dataDir = v; };
+    switches["--mtls"] = [&] { s.mutualTls = true; };
+    switches["--insecure"] = [&] { s.insecure = true; };
+    switches["--no-link-emulation"] = [&] { p.emulateLinks = false; };
+}
+
+void checkProcessFlags(const rpc::ProcessOptions &p) {
+    const auto &s = p.security;
+    if (s.tokenFile.empty())
+        throw ConfigError("--token-file", "is required: every call carries a bearer token (make one with "
+                                          "'openssl rand -hex 32 > token')");
+    if (s.insecure && (!s.certFile.empty() || !s.keyFile.empty() || !s.caFile.empty() || s.mutualTls))
+        throw ConfigError("--insecure", "is plaintext: leave out --tls-cert, --tls-key, --tls-ca and --mtls");
+    if (!s.insecure && s.caFile.empty())
+        throw ConfigError("--tls-ca", "is required with TLS (or run on loopback with --insecure)");
+}
+
+// center / cluster: the center's flags (cluster passes the same to its edges).
+NodeCommand parseCenterCommand(const std::vector<std::string> &args, NodeCommand::Kind kind) {
+    NodeCommand cmd;
+    cmd.kind = kind;
+    auto &c = cmd.center;
+    FlagTable flags{
+        {"--config", [&](auto &, auto &v) { c.configPath = v; }},
+        {"--steps", [&](auto &f, auto &v) { c.stepsPerEdge = parseNumber<std::uint64_t>(f, v);
+                                            if (c.stepsPerEdge == 0) throw ConfigError(f, "must be at least 1"); }},
+        {"--eval-every-samples", [&](auto &f, auto &v) { c.evalEverySamples = parseNumber<std::uint64_t>(f, v); }},
+        {"--report", [&](auto &, auto &v) { c.reportPath = v; }},
+    };
+    if (kind == NodeCommand::Kind::Center)
+        flags["--listen"] = [&](auto &, auto &v) { c.listen = v; };
+    std::map<std::string, std::function<void()>> switches{{"--exit-when-done", [&] { c.exitWhenDone = true; }}};
+    addProcessFlags(flags, switches, c.process);
+    parseFlags(args, flags, switches);
+    if (c.configPath.empty())
+        throw ConfigError("--config", "is required (try resources/default_cluster.json)");
+    checkProcessFlags(c.process);
+    if (c.exitWhenDone && c.stepsPerEdge == 0)
+        throw ConfigError("--exit-when-done", "needs --steps N: without a step budget the run never finishes");
+    const auto config = engine::loadClusterConfig(c.configPath);
+    if (config.strategy != "synaptic" && config.strategy != "param_server" && config.strategy != "diloco")
+        throw ConfigError(c.configPath, "strategy: \"" + config.strategy +
+                                            "\" runs only in the simulator (live: synaptic, param_server, diloco)");
+    cmd.edge.process = c.process;
+    return cmd;
+}
+
+NodeCommand parseEdgeCommand(const std::vector<std::string> &args) {
+    NodeCommand cmd;
+    cmd.kind = NodeCommand::Kind::Edge;
+    auto &e = cmd.edge;
+    FlagTable flags{
+        {"--center", [&](auto &, auto &v) { e.center = v; }},
+        {"--name", [&](auto &, auto &v) { e.name = v; }},
+        {"--listen", [&](auto &, auto &v) { e.listen = v; }},
+        {"--advertise", [&](auto &, auto &v) { e.advertise = v; }},
+        {"--join-timeout", [&](auto &f, auto &v) { e.joinTimeoutSeconds = parseNumber<double>(f, v);
+                                                  if (!(e.joinTimeoutSeconds > 0)) throw ConfigError(f, "must be > 0"); }},
+    };
+    std::map<std::string, std::function<void()>> switches;
+    addProcessFlags(flags, switches, e.process);
+    parseFlags(args, flags, switches);
+    if (e.center.empty())
+        throw ConfigError("--center", "is required: the address of the center to join");
+    if (e.name.empty())
+        throw ConfigError("--name", "is required: this edge's name in the center's config");
+    checkProcessFlags(e.process);
+    return cmd;
+}
+
 } // namespace
 
 NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     NodeCommand cmd;
     if (args.empty())
-        throw ConfigError("command", "missing (expected train, sim, serve, info, export, rerun, --version or --help)");
+        throw ConfigError("command", "missing (expected train, sim, serve, info, export, rerun, center, edge, cluster, "
+                                     "--version or --help)");
     const std::string &verb = args.front();
     if (verb == "--version" || verb == "version") {
         cmd.kind = NodeCommand::Kind::Version;
@@ -227,6 +327,12 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
         return parseRecordingCommand(args, NodeCommand::Kind::Export);
     if (verb == "rerun")
         return parseRecordingCommand(args, NodeCommand::Kind::Rerun);
+    if (verb == "center")
+        return parseCenterCommand(args, NodeCommand::Kind::Center);
+    if (verb == "cluster")
+        return parseCenterCommand(args, NodeCommand::Kind::Cluster);
+    if (verb == "edge")
+        return parseEdgeCommand(args);
     if (verb != "train")
         throw ConfigError("command", "unknown command '" + verb + "'");
     cmd.kind = NodeCommand::Kind::Train;

@@ -4,6 +4,7 @@
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_config.h"
+#include "core/rpc/live/live_options.h"
 
 #include <optional>
 #include <string>
@@ -14,7 +15,7 @@ namespace synaptic::app {
 // What `synaptic-node` was asked to do. Parsing is separate from running so
 // the flags are checked before any data is loaded.
 struct NodeCommand {
-    enum class Kind { Train, Sim, Serve, Info, Export, Rerun, Version, Help };
+    enum class Kind { Train, Sim, Serve, Info, Export, Rerun, Center, Edge, Cluster, Version, Help };
     Kind kind = Kind::Help;
     engine::TrainConfig train;
     engine::SimRunRequest sim;
@@ -26,6 +27,8 @@ struct NodeCommand {
     std::string tracePath;      // export --trace
     int run = -1;               // export / rerun --run (-1: every run / the first)
     bool json = false;          // info --json
+    rpc::CenterOptions center;  // center, and cluster's center
+    rpc::EdgeOptions edge;      // edge, and the flags cluster passes to every edge
 };
 
 // Parses argv (without argv[0]). Throws engine::ConfigError naming the flag

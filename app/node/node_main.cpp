@@ -5,6 +5,9 @@
 #ifdef SYNAPTIC_WITH_SESSION
 #include "node_session.h"
 #endif
+#ifdef SYNAPTIC_WITH_RPC
+#include "node_live.h"
+#endif
 
 #include "core/data/data_error.h"
 #include "core/engine/console_progress.h"
@@ -34,7 +37,8 @@ void printVersion() {
     std::printf("build: %s, %s, C++20, SYNAPTIC_ENGINE_ONLY=%s\n", SYNAPTIC_BUILD_TYPE, SYNAPTIC_COMPILER,
                 SYNAPTIC_ENGINE_ONLY_BUILD);
 #ifdef SYNAPTIC_WITH_SESSION
-    std::printf("this binary: engine CLI with session recordings (protobuf, zstd); no Qt, no gRPC\n");
+    std::printf("this binary: engine CLI with session recordings (protobuf, zstd) and live clusters (gRPC); "
+                "no Qt\n");
 #else
     std::printf("this binary: engine-only CLI, no Qt, no protobuf, no gRPC (no session recordings)\n");
 #endif
@@ -142,6 +146,21 @@ int main(int argc, char **argv) {
             return withoutSessions("export");
         case app::NodeCommand::Kind::Rerun:
             return withoutSessions("rerun");
+#endif
+#ifdef SYNAPTIC_WITH_RPC
+        case app::NodeCommand::Kind::Center:
+            return app::runCenter(cmd);
+        case app::NodeCommand::Kind::Edge:
+            return app::runEdge(cmd);
+        case app::NodeCommand::Kind::Cluster:
+            return app::runCluster(cmd);
+#else
+        case app::NodeCommand::Kind::Center:
+        case app::NodeCommand::Kind::Edge:
+        case app::NodeCommand::Kind::Cluster:
+            std::fprintf(stderr, "synaptic-node: error: live clusters need gRPC, which this build leaves out "
+                                 "(built with SYNAPTIC_ENGINE_ONLY=ON)\n");
+            return kExitUsage;
 #endif
         }
     } catch (const data::DataError &e) {

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "synaptic_v1.pb.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace synaptic::rpc {
+
+// A message that cannot be decoded: malformed, or not what the receiver
+// accepts (wrong dtype or shape, non-finite values, unknown kind). The text
+// names the field.
+class WireError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Tensors travel as raw little-endian bytes with their dtype and shape.
+// Encoding copies to the CPU; decoding makes a CPU tensor (the node moves
+// it to its device).
+void encodeTensor(const at::Tensor &t, v1::Tensor *out);
+// Throws WireError naming `field` for an unknown dtype, a negative or
+// overflowing shape, data whose length does not match the shape, or (when
+// `finite` is asked) any NaN or Inf.
+at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool finite = true);
+
+} // namespace synaptic::rpc
