@@ -74,6 +74,9 @@ struct NodeContext {
     const TensorSet *train = nullptr;
     std::vector<std::size_t> partition;
     std::uint64_t stepsPerEdge = 0;                 // 0 = no step budget
+    // How many times this node has (re)joined before (live: from the
+    // center); keeps its contribution ids unique across restarts.
+    std::uint32_t incarnation = 0;
     // Live processes do real work in real time: the compute model adds no
     // virtual time on top of it.
     bool realTime = false;

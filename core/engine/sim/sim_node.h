@@ -10,6 +10,8 @@
 
 namespace synaptic::engine {
 
+class FlatModel;
+
 // What a node asks its driver to do after handling one input: messages to
 // send, timers to set, and reports for observers. Nodes do no I/O of their
 // own (DESIGN.md §3), so the same node code runs under the simulator and a
@@ -63,6 +65,9 @@ public:
     // The node has no work left: its step budget is used and nothing it
     // sent waits for an answer (a live driver ends the run on it).
     virtual bool finished() const { return false; }
+    // The model this node serves inference with (an edge's replica), or
+    // null. Read on the node's thread only.
+    virtual FlatModel *servingModel() { return nullptr; }
     // Measurement, not protocol: the model this node would be judged by
     // (a center's global copy), for a live driver's evaluation. False when
     // the node holds none.

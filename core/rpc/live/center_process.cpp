@@ -2,6 +2,7 @@
 
 #include "center_services.h"
 #include "center_state.h"
+#include "inference_service.h"
 #include "live_commands.h"
 #include "live_transport.h"
 #include "message_guard.h"
@@ -66,6 +67,7 @@ struct CenterProcess::Impl final : CenterBackend {
     std::unique_ptr<PeerService> peerService;
     std::unique_ptr<ClusterService> clusterService;
     std::unique_ptr<ControlService> controlService;
+    std::unique_ptr<InferenceService> inferenceService;
     std::unique_ptr<NodeHost> host;
     std::shared_ptr<TokenGate> gate;
     std::unique_ptr<grpc::Server> server;
@@ -155,11 +157,25 @@ struct CenterProcess::Impl final : CenterBackend {
             return host->post(std::move(m));
         });
         clusterService = std::make_unique<ClusterService>(*this);
+        InferenceService::Setup serving;
+        serving.host = host.get();
+        serving.name = "center";
+        serving.model = model;
+        serving.centerModel = [](e::SimNode &center, e::FlatModel &into) {
+            at::Tensor values, buffers;
+            if (!center.evaluationModel(values, buffers))
+                return false;
+            into.setValues(values);
+            into.setBuffers(buffers);
+            return true;
+        };
+        inferenceService = std::make_unique<InferenceService>(std::move(serving));
         controlService = std::make_unique<ControlService>(*this);
         gate = std::make_shared<TokenGate>(security.token);
         int port = 0;
-        server = buildServer(options.listen, {peerService.get(), clusterService.get(), controlService.get()}, security,
-                             gate, limits, port);
+        server = buildServer(options.listen,
+                             {peerService.get(), clusterService.get(), controlService.get(), inferenceService.get()},
+                             security, gate, limits, port);
         address = boundAddress(options.listen, port);
         // The center's log: what an operator watches for (leases, commands,
         // accuracy, refused inputs); the full stream is on the Control service.
@@ -228,6 +244,7 @@ struct CenterProcess::Impl final : CenterBackend {
         const int edge = e::ClusterShape::edgeOfNode(node);
         const int region = shape->regionOfEdge[std::size_t(edge)];
         reply->set_node(node);
+        reply->set_incarnation(state->edge(node).joins - 1);
         reply->set_steps_per_edge(options.stepsPerEdge);
         reply->set_run_id(runId);
         for (auto i : partition[std::size_t(edge)])
@@ -258,7 +275,10 @@ struct CenterProcess::Impl final : CenterBackend {
             for (const auto &row : state->routing()->rows) {
                 const auto r = std::size_t(region);
                 reply->add_owners(row->owner[r]);
-                reply->add_owner_versions(row->owner[r] == edge ? row->ownerVersion[r] + kOwnerVersionGap : 0);
+                // A region that has made progress: the (re)joining owner
+                // resumes past it. A fresh cluster starts at 0.
+                const auto seen = row->ownerVersion[r];
+                reply->add_owner_versions(row->owner[r] == edge && seen > 0 ? seen + kOwnerVersionGap : 0);
                 reply->add_center_versions(row->centerVersion);
             }
             at::Tensor values, buffers;

@@ -40,6 +40,7 @@ int CenterState::join(const std::string &name, const std::string &address, const
         entry.finished = false;
         entry.lastBatch = 0;
         entry.joinedAt = now > 0 ? now : 1e-9; // 0 means "never joined"
+        ++entry.joins;
         return entry.node;
     }
     why = "no edge named \"" + name + "\" in the center's config";

@@ -29,6 +29,7 @@ struct EdgeEntry {
     std::uint64_t wireBytes = 0; // its transport's count, from its reports
     std::uint64_t rejected = 0;  // inputs it refused
     double joinedAt = 0;
+    std::uint32_t joins = 0;     // how many times it has joined
 };
 
 // The cluster as the center's driver sees it (the live counterpart of

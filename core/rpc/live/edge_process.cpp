@@ -1,5 +1,6 @@
 #include "edge_process.h"
 
+#include "inference_service.h"
 #include "live_transport.h"
 #include "message_guard.h"
 #include "node_host.h"
@@ -57,6 +58,9 @@ struct EdgeProcess::Impl {
     ClusterClock clock;
     RejectionLog rejections;
     PeerService peerService{rejections};
+    InferenceService inferenceService;
+    std::unique_ptr<v1::Inference::Stub> centerInference;
+    std::atomic<bool> holdsLease{false}; // the node's last lease mode was training or catching up
     std::shared_ptr<TokenGate> gate;
     std::unique_ptr<grpc::Server> server;
     std::string address;
@@ -101,10 +105,11 @@ struct EdgeProcess::Impl {
     std::string start() {
         gate = std::make_shared<TokenGate>(security.token);
         int port = 0;
-        server = buildServer(options.listen, {&peerService}, security, gate, limits, port);
+        server = buildServer(options.listen, {&peerService, &inferenceService}, security, gate, limits, port);
         address = options.advertise.empty() ? boundAddress(options.listen, port) : options.advertise;
         centerChannel = openChannel(options.center, security, limits);
         cluster = v1::Cluster::NewStub(centerChannel);
+        centerInference = v1::Inference::NewStub(centerChannel);
         const v1::JoinReply reply = joinCenter();
         build(reply);
         host->start();
@@ -174,6 +179,7 @@ struct EdgeProcess::Impl {
             if (i < set.size())
                 context.partition.push_back(i);
         context.stepsPerEdge = reply.steps_per_edge();
+        context.incarnation = reply.incarnation();
         context.realTime = true;
         edgeUp.assign(std::size_t(shape->edgeCount()), false);
         edgeUp[std::size_t(context.edge())] = true;
@@ -193,13 +199,40 @@ struct EdgeProcess::Impl {
         sinks.send = [this](e::Message &&m) { transport->send(std::move(m)); };
         sinks.report = [this](double now, std::vector<e::NodeReport> &&reports) {
             std::lock_guard lock(mutex);
-            for (auto &r : reports)
+            for (auto &r : reports) {
+                if (const auto *ev = std::get_if<e::SimEvent>(&r))
+                    if (const auto *lease = std::get_if<e::LeaseEvent>(ev))
+                        holdsLease = lease->mode == "training" || lease->mode == "catching_up";
                 pending.emplace_back(now, std::move(r));
+            }
         };
         host = std::make_unique<NodeHost>(e::makeStrategyNode(config.strategy, context), clock, std::move(sinks));
         peerService.attach(*guard, [this](e::Message &&m) { return host->post(std::move(m)); });
+        attachServing();
         std::fprintf(stderr, "edge %s: node %d of %s (%s), listening on %s\n", options.name.c_str(), node,
                      config.strategy.c_str(), describe(security.options).c_str(), address.c_str());
+    }
+
+    void attachServing() {
+        InferenceService::Setup serving;
+        serving.host = host.get();
+        serving.name = "edge " + options.name;
+        serving.model = model;
+        serving.threshold = [this] { return config.knobs.confidenceThreshold; };
+        serving.canReachCenter = [this] { return holdsLease.load() && transport->linkUp(e::kCenterNode); };
+        serving.forward = [this](const v1::ClassifyRequest &request, auto done) {
+            struct Call {
+                grpc::ClientContext context;
+                v1::ClassifyRequest request;
+                v1::ClassifyReply reply;
+            };
+            auto call = std::make_shared<Call>();
+            call->request = request;
+            call->context.set_deadline(deadlineIn(config.serving.timeoutMs / 1000.0));
+            centerInference->async()->Classify(&call->context, &call->request, &call->reply,
+                                               [call, done](grpc::Status status) { done(status, call->reply); });
+        };
+        inferenceService.attach(std::move(serving));
     }
 
     void setPeer(const v1::PeerAddress &p) {
@@ -361,6 +394,15 @@ struct EdgeProcess::Impl {
             if (stopping)
                 return;
             stopping = true;
+        }
+        if (transport) {
+            const auto s = transport->stats();
+            std::fprintf(stderr,
+                         "edge %s: sent %llu messages, %llu bytes; %llu lost (emulated), %llu dropped, %llu retried; "
+                         "%llu inputs refused\n",
+                         options.name.c_str(), (unsigned long long)s.messages, (unsigned long long)s.wireBytes,
+                         (unsigned long long)s.lost, (unsigned long long)s.dropped, (unsigned long long)s.retries,
+                         (unsigned long long)rejections.total());
         }
         wake.notify_all();
         if (reporter.joinable())

@@ -305,6 +305,11 @@ bool LiveTransport::drain(double seconds) {
     });
 }
 
+bool LiveTransport::linkUp(int node) {
+    std::lock_guard lock(m_mutex);
+    return peer(node).link.spec().up;
+}
+
 LiveTransportStats LiveTransport::stats() const {
     std::lock_guard lock(m_mutex);
     return m_stats;

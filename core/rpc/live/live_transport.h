@@ -82,6 +82,8 @@ public:
     void stop();
 
     LiveTransportStats stats() const;
+    // Whether this node's link to `peer` is up (not partitioned).
+    bool linkUp(int peer);
 
 private:
     struct Pending {

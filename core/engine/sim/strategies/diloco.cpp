@@ -55,6 +55,7 @@ public:
     void onKilled(double, Outbox &) override { m_waiting = m_running = false; }
     bool done() const { return budgetUsed() && !m_waiting && !m_running; }
     bool finished() const override { return done(); }
+    FlatModel *servingModel() override { return &m_replica->model(); }
     Replica &replica() { return *m_replica; }
 
 private:

@@ -44,6 +44,7 @@ public:
     void onKilled(double, Outbox &) override { m_waiting = m_running = false; }
 
     bool finished() const override { return done(); }
+    FlatModel *servingModel() override { return &m_replica->model(); }
     bool done() const {
         return m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge && !m_waiting && !m_running;
     }

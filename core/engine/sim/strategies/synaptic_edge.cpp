@@ -263,7 +263,10 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         item.shard = g.shard;
         item.version = g.baseVersion;
         item.data = g.mean;
-        item.contributionIds.push_back((std::uint64_t(m_edge) << 40) | m_window);
+        // Unique across restarts of a live edge (whose window count starts
+        // over): edge, incarnation, window.
+        item.contributionIds.push_back((std::uint64_t(m_edge) << 40) | (std::uint64_t(m_ctx.incarnation & 0xFF) << 32) |
+                                       (m_window & 0xFFFFFFFFull));
         messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
     out.ledger(LedgerReport::Kind::Sent, merged.size());
@@ -278,7 +281,8 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     if (!m_awaitingOwners.empty()) {
         // Train on fresh values: wait for the owners' answer to this window,
         // but never longer than a few windows (an owner may be gone).
-        out.timer(now + 2 * m_ctx.windowSeconds(stepSeconds()) + 0.1, kValuesTimeout, m_window);
+        const double window = m_ctx.windowSeconds(stepSeconds());
+        out.timer(now + (m_ctx.realTime ? 8 * window + 0.6 : 2 * window + 0.1), kValuesTimeout, m_window);
     }
 }
 

@@ -33,6 +33,7 @@ public:
     void onLeave(double now, const std::vector<bool> &edgeUp, Outbox &out) override;
 
     bool done() const { return m_done; }
+    FlatModel *servingModel() override { return &m_replica->model(); }
     // Done training, and the owner role has merged and synced everything.
     bool finished() const override {
         return m_done && m_owner.idle() && (m_owner.ownedShards().empty() || m_owner.finishing());

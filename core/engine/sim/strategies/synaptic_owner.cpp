@@ -104,7 +104,12 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, dou
     if (everyoneIn && ownLeaseValid) {
         merge(now, out);
     } else if (!m_deadlineArmed) {
-        out.timer(now + 0.5 * windowSeconds + 0.002, kMergeDeadlineTimer, m_round);
+        // In real time, processes sharing cores drift apart by more than a
+        // step (a scheduler delay is tens of ms): wait longer for the rest
+        // of the region, so merges stay whole as in the simulator's
+        // lockstep (still well inside what an edge waits for the answer).
+        const double wait = m_ctx.realTime ? 4 * windowSeconds + 0.3 : 0.5 * windowSeconds + 0.002;
+        out.timer(now + wait, kMergeDeadlineTimer, m_round);
         m_deadlineArmed = true;
     }
 }
@@ -159,7 +164,8 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     std::vector<std::uint64_t> ids;
     for (auto &p : s.pending) {
         const bool tooOld = s.version > p.item.version + kMaxVersionsBehind;
-        if (tooOld || m_gate.check(p.edge, p.lease, p.sentAt) != EpochGate::Verdict::Accepted) {
+        const auto verdict = tooOld ? EpochGate::Verdict::Accepted : m_gate.check(p.edge, p.lease, p.sentAt);
+        if (tooOld || verdict != EpochGate::Verdict::Accepted) {
             out.ledger(LedgerReport::Kind::Rejected, p.item.contributionIds.size());
             continue;
         }
