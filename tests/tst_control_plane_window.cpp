@@ -33,7 +33,7 @@ private Q_SLOTS:
                                                       "/tiny_cluster.json");
         ControlPlaneWindow window(config, "tiny_cluster.json");
         window.setBudget(0, 0); // until stopped
-        window.session().setEvalEverySamples(960); // 5 steps of this 6-edge cluster
+        window.embeddedSession()->setEvalEverySamples(960); // 5 steps of this 6-edge cluster
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.windowTitle().contains("tiny_cluster.json"));

@@ -9,10 +9,7 @@
 
 namespace synaptic::ui {
 
-ClusterSession::ClusterSession(QObject *parent) : QObject(parent) {
-    qRegisterMetaType<engine::SimEvent>();
-    qRegisterMetaType<QVector<engine::SimEvent>>();
-    qRegisterMetaType<std::shared_ptr<const engine::RoutingSnapshot>>();
+ClusterSession::ClusterSession(QObject *parent) : ClusterSource(parent) {
     m_drainTimer.setInterval(kCoalesceMs);
     connect(&m_drainTimer, &QTimer::timeout, this, &ClusterSession::drain);
 }
@@ -33,20 +30,13 @@ void ClusterSession::setBudget(std::uint64_t stepsPerEdge, double virtualSeconds
     m_virtualSeconds = virtualSeconds;
 }
 
-void ClusterSession::setState(State state) {
-    if (m_state == state)
-        return;
-    m_state = state;
-    Q_EMIT stateChanged(state);
-}
-
 void ClusterSession::start() {
-    if (m_state == State::Loading || m_state == State::Running || m_state == State::Paused)
+    if (state() == State::Loading || state() == State::Running || state() == State::Paused)
         return;
     joinWorker();
     m_stopRequested = false;
     m_done = false;
-    m_routing.reset();
+    forgetRouting();
     setState(State::Loading);
     m_drainTimer.start();
     const engine::ClusterConfig config = m_config;
@@ -114,7 +104,7 @@ void ClusterSession::pause() {
     m_paused = true;
     if (m_sim)
         m_sim->pause();
-    if (m_state == State::Running)
+    if (state() == State::Running)
         QMetaObject::invokeMethod(this, [this] { setState(State::Paused); }, Qt::QueuedConnection);
 }
 
@@ -123,7 +113,7 @@ void ClusterSession::resume() {
     m_paused = false;
     if (m_sim)
         m_sim->resume();
-    if (m_state == State::Paused)
+    if (state() == State::Paused)
         QMetaObject::invokeMethod(this, [this] { setState(State::Running); }, Qt::QueuedConnection);
 }
 
@@ -162,18 +152,14 @@ void ClusterSession::drain() {
         std::lock_guard lock(m_mutex);
         sim = m_sim;
     }
-    if (sim && m_state == State::Loading)
+    if (sim && state() == State::Loading)
         setState(m_paused ? State::Paused : State::Running);
     const auto items = m_queue.drain();
     if (!items.empty())
         Q_EMIT eventsBatch(QVector<engine::SimEvent>(items.begin(), items.end()));
     if (sim) {
         Q_EMIT progress(sim->virtualNow(), sim->samplesNow());
-        auto snapshot = sim->routing();
-        if (!m_routing || snapshot->revision != m_routing->revision) {
-            m_routing = snapshot;
-            Q_EMIT routingChanged(snapshot);
-        }
+        offerRouting(sim->routing());
     }
     if (m_done) {
         m_drainTimer.stop();

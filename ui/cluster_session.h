@@ -1,25 +1,18 @@
 #pragma once
 
+#include "cluster_source.h"
+
 #include "core/engine/events/bounded_queue.h"
 #include "core/engine/sim/cluster_config.h"
-#include "core/engine/sim/sim_command.h"
-#include "core/engine/sim/sim_events.h"
 #include "core/engine/sim/sim_result.h"
-#include "core/engine/synapse/routing_table.h"
 
 #include <QElapsedTimer>
-#include <QObject>
 #include <QTimer>
-#include <QVector>
 
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <thread>
-
-Q_DECLARE_METATYPE(synaptic::engine::SimEvent)
-Q_DECLARE_METATYPE(synaptic::engine::SimCommand)
-Q_DECLARE_METATYPE(std::shared_ptr<const synaptic::engine::RoutingSnapshot>)
 
 namespace synaptic::engine {
 class Simulation;
@@ -37,13 +30,10 @@ namespace synaptic::ui {
 // single-shot timer on the GUI thread drains it under one lock and emits one
 // eventsBatch(), plus routingChanged() when the table's revision moved
 // (DESIGN.md §4). Commands go the other way through Simulation::submit().
-// GUI thread only, except where noted.
-class ClusterSession : public QObject {
+// The embedded ClusterSource. GUI thread only, except where noted.
+class ClusterSession : public ClusterSource {
     Q_OBJECT
 public:
-    enum class State { Idle, Loading, Running, Paused, Finished, Failed };
-    Q_ENUM(State)
-
     explicit ClusterSession(QObject *parent = nullptr);
     ~ClusterSession() override;
 
@@ -52,25 +42,13 @@ public:
     const engine::ClusterConfig &config() const { return m_config; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
     void setEvalEverySamples(std::uint64_t samples) { m_evalEvery = samples; }
-    State state() const { return m_state; }
-    // The latest routing table the GUI has seen (null before the first).
-    std::shared_ptr<const engine::RoutingSnapshot> routing() const { return m_routing; }
 
     // Recording (issue 5): the engine's events from now on go to `path` too,
     // written by the recorder's own thread, until stopRecording() or the end
     // of the run. Returns why not (empty on success).
-    QString startRecording(const QString &path);
-    void stopRecording();
-    struct RecordingStatus {
-        bool active = false;
-        QString path;
-        double wallSeconds = 0;
-        quint64 bytes = 0;
-        quint64 events = 0;
-        quint64 dropped = 0;
-        QString error;
-    };
-    RecordingStatus recordingStatus() const;
+    QString startRecording(const QString &path) override;
+    void stopRecording() override;
+    RecordingStatus recordingStatus() const override;
 
     static constexpr int kCoalesceMs = 40;
     static constexpr std::size_t kQueueCapacity = 200000;
@@ -79,28 +57,17 @@ public:
     static constexpr std::uint64_t kEvalEverySamples = 7680;
 
 public Q_SLOTS:
-    void start();
-    void pause();
-    void resume();
-    void singleStep();
-    void setSpeed(double k); // virtual seconds per wall second; 0 = as fast as possible
-    void stop();
+    void start() override;
+    void pause() override;
+    void resume() override;
+    void singleStep() override;
+    void setSpeed(double k) override; // virtual seconds per wall second; 0 = as fast as possible
+    void stop() override;
     // Applied by the engine at its next step boundary; the outcome comes
     // back as a CommandEvent.
-    void submit(const synaptic::engine::SimCommand &command);
-
-Q_SIGNALS:
-    void stateChanged(synaptic::ui::ClusterSession::State state);
-    void eventsBatch(const QVector<synaptic::engine::SimEvent> &events);
-    void routingChanged(std::shared_ptr<const synaptic::engine::RoutingSnapshot> snapshot);
-    // Once per drain while the engine runs: virtual seconds and samples trained.
-    void progress(double virtualSeconds, quint64 samples);
-    void finished(const QString &summary);
-    void failed(const QString &message);
-    void recordingStopped(const QString &path, const QString &summary);
+    void submit(const synaptic::engine::SimCommand &command) override;
 
 private:
-    void setState(State state);
     void drain();
     void joinWorker();
     void recordEvent(const engine::SimEvent &event); // engine thread
@@ -110,9 +77,7 @@ private:
     std::uint64_t m_stepsPerEdge = 0;
     std::uint64_t m_evalEvery = kEvalEverySamples;
     double m_virtualSeconds = 0;
-    State m_state = State::Idle;
     engine::BoundedQueue<engine::SimEvent> m_queue{kQueueCapacity};
-    std::shared_ptr<const engine::RoutingSnapshot> m_routing;
     QTimer m_drainTimer;
     std::thread m_worker;
 

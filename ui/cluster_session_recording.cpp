@@ -71,13 +71,7 @@ void ClusterSession::stopRecording() {
     if (!recorder)
         return;
     recorder->close(); // joins the writer: the file is complete when this returns
-    const auto s = recorder->stats();
-    QString summary = tr("%1 events, %2 MB").arg(s.events).arg(double(s.bytes) / 1e6, 0, 'f', 2);
-    if (s.dropped)
-        summary += tr(", %1 dropped (the disk could not keep up)").arg(s.dropped);
-    if (!s.error.empty())
-        summary += tr(", stopped by an error: %1").arg(QString::fromStdString(s.error));
-    Q_EMIT recordingStopped(m_recordPath, summary);
+    Q_EMIT recordingStopped(m_recordPath, recordingSummary(recorder->stats()));
 }
 
 ClusterSession::RecordingStatus ClusterSession::recordingStatus() const {

@@ -239,15 +239,19 @@ void ControlPlaneWindow::flushLog() {
 }
 
 void ControlPlaneWindow::updateProgress() {
-    m_progress->setText(tr("%1 · virtual %2 s · %3 samples · global accuracy %4")
-                            .arg(QString::fromStdString(m_config.strategy))
+    m_progress->setText(tr("%1 · %2 %3 s · %4 samples · global accuracy %5")
+                            .arg(QString::fromStdString(m_config.strategy), m_session->clockName())
                             .arg(m_virtualTime, 0, 'f', 2)
                             .arg(QLocale().toString(m_samples))
                             .arg(m_globalAccuracy, 0, 'f', 4));
 }
 
-void ControlPlaneWindow::onState(ClusterSession::State state) {
+void ControlPlaneWindow::onState(ClusterSource::State state) {
     static const char *names[] = {"idle", "loading data", "running", "paused", "finished", "failed"};
+    // A remote source's Loading is its connection being made; its own
+    // statusMessage() says to where.
+    if (!m_embedded && state == ClusterSource::State::Loading)
+        return;
     statusBar()->showMessage(tr("cluster %1").arg(tr(names[int(state)])), 4000);
 }
 

@@ -4,6 +4,7 @@
 #include "charts/time_series_chart.h"
 #include "dialogs/new_cluster_dialog.h"
 #include "panels/control_panel.h"
+#include "remote/remote_window.h"
 #include "theme.h"
 #include "topology/topology_view.h"
 
@@ -34,12 +35,14 @@ void ControlPlaneWindow::buildMenus() {
         toolbar->addAction(a);
         return a;
     };
-    add(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), [this] { start(); });
-    add(tr("&Pause"), QKeySequence(Qt::Key_Space), [this] { m_session->pause(); });
-    add(tr("Res&ume"), QKeySequence(Qt::CTRL | Qt::Key_Space), [this] { m_session->resume(); });
-    add(tr("Single s&tep"), QKeySequence(Qt::Key_Period), [this] { m_session->singleStep(); });
-    add(tr("St&op"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] { m_session->stop(); });
+    m_startAction = add(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), [this] { start(); });
+    m_pacingActions << add(tr("&Pause"), QKeySequence(Qt::Key_Space), [this] { m_session->pause(); });
+    m_pacingActions << add(tr("Res&ume"), QKeySequence(Qt::CTRL | Qt::Key_Space), [this] { m_session->resume(); });
+    m_pacingActions << add(tr("Single s&tep"), QKeySequence(Qt::Key_Period), [this] { m_session->singleStep(); });
+    m_stopAction = add(tr("St&op"), QKeySequence(Qt::CTRL | Qt::Key_Period), [this] { m_session->stop(); });
     auto *speed = new QComboBox;
+    speed->setObjectName("speedBox");
+    m_speedBox = speed;
     speed->addItem(tr("as fast as possible"), 0.0);
     for (double k : {0.5, 1.0, 5.0, 20.0})
         speed->addItem(tr("%1× real time").arg(k), k);
@@ -60,6 +63,22 @@ void ControlPlaneWindow::buildMenus() {
     edit->addAction(tr("Clear &selection"), QKeySequence(Qt::Key_Escape), this,
                     [this] { focusOn(TopologySelection{}); });
     buildHelpAndViewMenus();
+}
+
+// A live cluster runs in real time: pacing it from here would be a lie, so
+// those controls are off and their tooltips say why (issue 13 §5).
+void ControlPlaneWindow::applySourceLimits() {
+    m_startAction->setToolTip(m_session->startToolTip());
+    m_stopAction->setToolTip(m_session->stopToolTip());
+    const QString why = m_session->pacingUnavailableReason();
+    if (why.isEmpty())
+        return;
+    for (auto *a : m_pacingActions) {
+        a->setEnabled(false);
+        a->setToolTip(tr("%1: %2").arg(a->text().remove('&'), why));
+    }
+    m_speedBox->setEnabled(false);
+    m_speedBox->setToolTip(why);
 }
 
 void ControlPlaneWindow::buildFileMenu() {
@@ -89,6 +108,8 @@ void ControlPlaneWindow::buildFileMenu() {
         launch(new ControlPlaneWindow(config, tr("%1 × %2 edges").arg(config.regions.size())
                                                   .arg(config.regions.front().edges.size())));
     });
+    // The same config as separate processes on this machine, in a window of its own.
+    file->addAction(tr("&Launch local cluster..."), this, [this] { launchLocalCluster(m_config, this); });
     file->addAction(tr("Open &recording..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), recordingsFolder(),
                                                           tr("Synaptic recording (*.synrec);;All files (*)"));

@@ -41,7 +41,7 @@ void ControlPlaneWindow::buildRecordControls(QToolBar *toolbar) {
     statusBar()->addPermanentWidget(m_recordStatus);
     m_recordTimer.setInterval(500);
     connect(&m_recordTimer, &QTimer::timeout, this, &ControlPlaneWindow::updateRecordingStatus);
-    connect(m_session, &ClusterSession::recordingStopped, this, [this](const QString &path, const QString &summary) {
+    connect(m_session, &ClusterSource::recordingStopped, this, [this](const QString &path, const QString &summary) {
         m_recordTimer.stop();
         m_recordStatus->hide();
         m_recordAction->setChecked(false);

@@ -58,11 +58,24 @@ QDockWidget *dock(QMainWindow *window, const QString &title, const QString &obje
 
 } // namespace
 
+namespace {
+ClusterSession *embeddedEngine(const engine::ClusterConfig &config) {
+    auto *session = new ClusterSession;
+    session->setConfig(config);
+    return session;
+}
+} // namespace
+
 ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, const QString &configName, QWidget *parent)
-    : QMainWindow(parent), m_config(config), m_configName(configName), m_session(new ClusterSession(this)),
-      m_shardMap(new ShardMapModel(this)), m_routing(new RoutingTableModel(this)),
+    : ControlPlaneWindow(config, configName, embeddedEngine(config), parent) {}
+
+ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, const QString &configName,
+                                       ClusterSource *source, QWidget *parent)
+    : QMainWindow(parent), m_config(config), m_configName(configName), m_session(source),
+      m_embedded(qobject_cast<ClusterSession *>(source)), m_shardMap(new ShardMapModel(this)), m_routing(new RoutingTableModel(this)),
       m_routingProxy(new QSortFilterProxyModel(this)), m_log(new QStringListModel(this)),
       m_logProxy(new QSortFilterProxyModel(this)), m_topology(new TopologyView), m_progress(new QLabel) {
+    m_session->setParent(this);
     setObjectName("controlPlane");
     setWindowTitle(tr("Synaptic — %1 (%2)").arg(configName, QString::fromStdString(config.strategy)));
     for (std::size_t r = 0; r < config.regions.size(); ++r) {
@@ -81,7 +94,6 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     m_routingProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_logProxy->setSourceModel(m_log);
     m_logProxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_session->setConfig(config);
 
     setCentralWidget(m_topology);
     buildCharts();
@@ -90,22 +102,8 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     statusBar()->addPermanentWidget(m_progress);
     m_progress->setText(tr("idle"));
 
-    connect(m_session, &ClusterSession::eventsBatch, this, &ControlPlaneWindow::ingest);
-    connect(m_session, &ClusterSession::routingChanged, this, &ControlPlaneWindow::ingestRouting);
-    connect(m_session, &ClusterSession::stateChanged, this, &ControlPlaneWindow::onState);
-    connect(m_session, &ClusterSession::progress, this, [this](double t, quint64 samples) {
-        m_virtualTime = t;
-        m_samples = samples;
-        updateProgress();
-    });
-    connect(m_session, &ClusterSession::finished, this, [this](const QString &s) {
-        m_feeder->flush(); // the run is over: every instant is complete
-        flushLog();
-        statusBar()->showMessage(s);
-    });
-    connect(m_session, &ClusterSession::failed, this,
-            [this](const QString &s) { statusBar()->showMessage(tr("engine failed: %1").arg(s)); });
-    connect(m_shardMap, &ShardMapModel::moveRequested, m_session, &ClusterSession::submit);
+    connectSource();
+    applySourceLimits();
     connect(m_shardMap, &ShardMapModel::moveRefused, this,
             [this](const QString &why) { statusBar()->showMessage(tr("move refused: %1").arg(why), 8000); });
     connect(m_topology, &TopologyView::selectionChanged, this, &ControlPlaneWindow::focusOn);
@@ -122,8 +120,32 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
 
 ControlPlaneWindow::~ControlPlaneWindow() = default;
 
+void ControlPlaneWindow::connectSource() {
+    connect(m_session, &ClusterSource::eventsBatch, this, &ControlPlaneWindow::ingest);
+    connect(m_session, &ClusterSource::routingChanged, this, &ControlPlaneWindow::ingestRouting);
+    connect(m_session, &ClusterSource::stateChanged, this, &ControlPlaneWindow::onState);
+    connect(m_session, &ClusterSource::progress, this, [this](double t, quint64 samples) {
+        m_virtualTime = t;
+        m_samples = samples;
+        updateProgress();
+    });
+    connect(m_session, &ClusterSource::finished, this, [this](const QString &s) {
+        m_feeder->flush(); // the run is over: every instant is complete
+        flushLog();
+        statusBar()->showMessage(s);
+    });
+    connect(m_session, &ClusterSource::failed, this, [this](const QString &s) {
+        statusBar()->showMessage(m_embedded ? tr("engine failed: %1").arg(s) : s);
+    });
+    connect(m_session, &ClusterSource::statusMessage, this,
+            [this](const QString &text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
+    connect(m_session, &ClusterSource::viewsReset, this, &ControlPlaneWindow::resetViews);
+    connect(m_shardMap, &ShardMapModel::moveRequested, m_session, &ClusterSource::submit);
+}
+
 void ControlPlaneWindow::setBudget(std::uint64_t stepsPerEdge, double virtualSeconds) {
-    m_session->setBudget(stepsPerEdge, virtualSeconds);
+    if (m_embedded)
+        m_embedded->setBudget(stepsPerEdge, virtualSeconds);
 }
 
 void ControlPlaneWindow::buildCharts() {
@@ -171,11 +193,11 @@ void ControlPlaneWindow::buildDocks() {
     QStringList nodes = m_edgeNames;
     nodes << tr("center");
     m_controls = new ControlPanel(m_config, nodes);
-    connect(m_controls, &ControlPanel::commandRequested, m_session, &ClusterSession::submit);
+    connect(m_controls, &ControlPanel::commandRequested, m_session, &ClusterSource::submit);
     auto *controlDock = dock(this, tr("Controls"), "controlsDock", m_controls);
     addDockWidget(Qt::LeftDockWidgetArea, controlDock);
     m_faults = new FaultPanel(nodes, m_regionNames);
-    connect(m_faults, &FaultPanel::commandRequested, m_session, &ClusterSession::submit);
+    connect(m_faults, &FaultPanel::commandRequested, m_session, &ClusterSource::submit);
     auto *faultDock = dock(this, tr("Faults"), "faultsDock", m_faults);
     addDockWidget(Qt::LeftDockWidgetArea, faultDock);
     tabifyDockWidget(controlDock, faultDock);
@@ -200,7 +222,7 @@ void ControlPlaneWindow::buildDocks() {
     }
     // Serving sits with the charts: its sweep needs the room.
     m_serving = new ServingPanel(m_edgeNames, m_config.knobs.confidenceThreshold, m_config.serving.releaseEverySyncs);
-    connect(m_serving, &ServingPanel::commandRequested, m_session, &ClusterSession::submit);
+    connect(m_serving, &ServingPanel::commandRequested, m_session, &ClusterSource::submit);
     auto *servingDock = dock(this, tr("Serving"), "servingDock", m_serving);
     addDockWidget(Qt::RightDockWidgetArea, servingDock);
     tabifyDockWidget(firstChart, servingDock);

@@ -12,6 +12,7 @@
 #include <memory>
 
 class QAction;
+class QComboBox;
 class QLabel;
 class QMenu;
 class QToolBar;
@@ -42,16 +43,25 @@ struct TopologySelection;
 // lag, bandwidth, inference), the live controls, the fault panel and the
 // event log are dockable panels whose arrangement persists. Clicking a node
 // in the topology filters the other views to it. Every view is fed through
-// ingest(), from the live engine (ClusterSession) or, later, a replayed
-// recording. GUI thread only; the engine runs in ClusterSession's thread.
+// ingest(), from a ClusterSource (the embedded engine, ClusterSession, or a
+// remote cluster, RemoteClusterSession) or a replayed recording. GUI thread
+// only; engines and connections run on their sources' threads.
 class ControlPlaneWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // A window on an embedded engine running `config`.
     explicit ControlPlaneWindow(const engine::ClusterConfig &config, const QString &configName,
                                 QWidget *parent = nullptr);
+    // A window fed by `source` (it becomes the window's child), e.g. a remote
+    // cluster whose config is `config`. Controls that do not apply to the
+    // source (pause, speed on a live cluster) are disabled and say why.
+    ControlPlaneWindow(const engine::ClusterConfig &config, const QString &configName, ClusterSource *source,
+                       QWidget *parent = nullptr);
     ~ControlPlaneWindow() override;
 
-    ClusterSession &session() { return *m_session; }
+    ClusterSource &session() { return *m_session; }
+    // The embedded engine's session; null when another source feeds the window.
+    ClusterSession *embeddedSession() { return m_embedded; }
     ShardMapModel &shardMap() { return *m_shardMap; }
     RoutingTableModel &routingTable() { return *m_routing; }
     QSortFilterProxyModel &routingProxy() { return *m_routingProxy; }
@@ -125,7 +135,9 @@ private:
     void applyCommandToTopology(const engine::CommandEvent &command);
     void applyLinkBytes(const engine::LinkBytesEvent &bytes);
     void updateNodeDetails();
-    void onState(ClusterSession::State state);
+    void onState(ClusterSource::State state);
+    void connectSource();
+    void applySourceLimits(); // disables the run controls the source cannot honour
     void updateProgress();
     void log(double time, const QString &text); // queued; flushLog() appends once per batch
     void flushLog();
@@ -138,7 +150,8 @@ private:
     QStringList m_edgeNames;
     QStringList m_regionNames;
     QVector<int> m_regionOfEdge;
-    ClusterSession *m_session;
+    ClusterSource *m_session;
+    ClusterSession *m_embedded; // m_session when it is the embedded engine, else null
     ShardMapModel *m_shardMap;
     RoutingTableModel *m_routing;
     QSortFilterProxyModel *m_routingProxy;
@@ -177,6 +190,10 @@ private:
     QTimer m_recordTimer; // refreshes m_recordStatus while recording
     QToolBar *m_runToolbar = nullptr;
     QMenu *m_runMenu = nullptr;
+    QAction *m_startAction = nullptr;
+    QAction *m_stopAction = nullptr;
+    QList<QAction *> m_pacingActions; // pause, resume, single step
+    QComboBox *m_speedBox = nullptr;
     static constexpr int kLogFlushMs = 200;
 };
 

@@ -4,6 +4,8 @@
 
 #include "ui/control_plane_window.h"
 #include "ui/main_window.h"
+#include "ui/remote/remote_call.h"
+#include "ui/remote/remote_window.h"
 #include "ui/replay/replay_controller.h"
 #include "synaptic_version.h"
 
@@ -23,7 +25,8 @@ int main(int argc, char **argv) {
     QApplication::setApplicationVersion(SYNAPTIC_VERSION);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Synaptic control plane: runs a simulated edge cluster live (or, with --train, "
+    parser.setApplicationDescription("Synaptic control plane: runs a simulated edge cluster live, or with --connect "
+                                     "shows and drives a live cluster of synaptic-node processes (or, with --train, "
                                      "trains one model and plots it).");
     parser.addHelpOption();
     parser.addVersionOption();
@@ -39,7 +42,34 @@ int main(int argc, char **argv) {
     }
 
     std::unique_ptr<QMainWindow> window;
-    if (!options.replayPath.isEmpty()) {
+    if (options.connect) {
+        // The window is built from the cluster's config, so ask the center
+        // for it first: one Describe with a deadline, before any window
+        // exists (nothing to freeze yet).
+        const auto described = synaptic::ui::describeCluster(options.remote, std::chrono::seconds(10));
+        if (!described.ok) {
+            std::fprintf(stderr, "synaptic: error: %s\n", described.error.c_str());
+            return 1;
+        }
+        auto *w = synaptic::ui::remoteWindow(options.remote, described.config);
+        window.reset(w);
+        if (!options.layoutPath.isEmpty()) {
+            const QString error = w->loadLayout(options.layoutPath);
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
+                return 2;
+            }
+        }
+        if (!options.recordPath.isEmpty()) {
+            const QString error = w->startRecording(options.recordPath);
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
+                return 2;
+            }
+        }
+        if (options.autostart)
+            QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
+    } else if (!options.replayPath.isEmpty()) {
         QString error;
         auto *w = synaptic::ui::ControlPlaneWindow::openRecording(options.replayPath, nullptr, &error,
                                                                    options.replayRun);

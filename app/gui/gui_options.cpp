@@ -38,6 +38,15 @@ void addGuiOptions(QCommandLineParser &p) {
         {"run", "With --replay: which run of the recording (default 0).", "N"},
         {"seek", "With --replay: start at this virtual second.", "SECONDS"},
         {"play", "With --replay: start playing at once."},
+        {"connect", "Show and drive the live cluster whose center listens at ADDR (host:port; see synaptic-node "
+                    "cluster) instead of running one.", "ADDR"},
+        {"token-file", "With --connect: the cluster's bearer token (required).", "FILE"},
+        {"tls-ca", "With --connect: CA that signed the center's certificate (required for TLS).", "FILE"},
+        {"tls-cert", "With --connect: this client's certificate, for centers that require mutual TLS.", "FILE"},
+        {"tls-key", "With --connect: the key of --tls-cert.", "FILE"},
+        {"tls-server-name", "With --connect: the name the center's certificate carries, if not the address's.",
+         "NAME"},
+        {"insecure", "With --connect: plaintext to a center on this machine (loopback only)."},
     });
 }
 
@@ -84,6 +93,39 @@ engine::ClusterConfig clusterConfig(const QCommandLineParser &p, QString &name) 
 }
 } // namespace
 
+namespace {
+constexpr const char *kConnectFlags[] = {"token-file", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "insecure"};
+
+// --connect and its security flags, checked as synaptic-node checks them.
+void readConnectOptions(const QCommandLineParser &p, GuiOptions &o) {
+    o.connect = true;
+    o.remote.address = p.value("connect").trimmed().toStdString();
+    if (o.remote.address.empty())
+        throw engine::ConfigError("--connect", "expects the center's address, host:port");
+    for (const char *flag : {"train", "replay", "run", "seek", "play", "config", "strategy", "seed", "steps", "commands",
+                             "data", "epochs", "subset", "test-subset", "batch", "lr", "threads", "device", "eval-every"})
+        if (p.isSet(flag))
+            throw engine::ConfigError(std::string("--") + flag,
+                                      "cannot be used with --connect (the cluster brings its own config)");
+    auto &s = o.remote.security;
+    s.tokenFile = p.value("token-file").toStdString();
+    s.caFile = p.value("tls-ca").toStdString();
+    s.certFile = p.value("tls-cert").toStdString();
+    s.keyFile = p.value("tls-key").toStdString();
+    s.serverNameOverride = p.value("tls-server-name").toStdString();
+    s.insecure = p.isSet("insecure");
+    if (s.tokenFile.empty())
+        throw engine::ConfigError("--token-file", "is required with --connect: every call carries the cluster's "
+                                                  "bearer token");
+    if (s.insecure && (!s.caFile.empty() || !s.certFile.empty() || !s.keyFile.empty()))
+        throw engine::ConfigError("--insecure", "is plaintext: leave out --tls-ca, --tls-cert and --tls-key");
+    if (!s.insecure && s.caFile.empty())
+        throw engine::ConfigError("--tls-ca", "is required with TLS (or, to a center on this machine, --insecure)");
+    if (s.certFile.empty() != s.keyFile.empty())
+        throw engine::ConfigError("--tls-cert", "and --tls-key go together: give both or neither");
+}
+} // namespace
+
 GuiOptions readGuiOptions(const QCommandLineParser &p) {
     GuiOptions o;
     o.trainMode = p.isSet("train");
@@ -96,6 +138,14 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     if (p.isSet("run")) o.replayRun = int(number(p, "run", 0, 1 << 20));
     if (p.isSet("seek")) o.replaySeek = real(p, "seek", 0.0, 1e12);
     o.replayPlay = p.isSet("play");
+    if (p.isSet("connect")) {
+        readConnectOptions(p, o);
+        o.layoutPath = p.value("layout");
+        return o;
+    }
+    for (const char *flag : kConnectFlags)
+        if (p.isSet(flag))
+            throw engine::ConfigError(std::string("--") + flag, "is a --connect flag: use it with --connect ADDR");
     if (o.replayPath.isEmpty()) {
         for (const char *flag : {"run", "seek", "play"})
             if (p.isSet(flag))

@@ -5,6 +5,7 @@
 
 #include <vector>
 #include "core/engine/train_config.h"
+#include "ui/remote/remote_target.h"
 
 #include <QString>
 #include <QStringList>
@@ -32,6 +33,11 @@ struct GuiOptions {
     int replayRun = 0;
     double replaySeek = -1; // < 0: the run's start
     bool replayPlay = false;
+    // --connect ADDR: the control plane of a live cluster (synaptic-node
+    // cluster / center) instead of an embedded one; its config comes from
+    // the center. remote.security holds --token-file and the TLS flags.
+    bool connect = false;
+    ui::RemoteTarget remote;
 };
 
 void addGuiOptions(QCommandLineParser &parser);

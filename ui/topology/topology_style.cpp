@@ -33,7 +33,8 @@ QColor modeColor(const QString &mode) {
         return QColor(0xf0, 0xa0, 0x30);
     if (mode == QLatin1String("read_only"))
         return QColor(0x8e, 0x6f, 0xd0);
-    if (mode == QLatin1String("down"))
+    // "left": a live edge process that stopped and said goodbye; as gone as a crashed one.
+    if (mode == QLatin1String("down") || mode == QLatin1String("left"))
         return QColor(0x4a, 0x4d, 0x52);
     return QColor(0x8a, 0x8f, 0x98);
 }
@@ -47,6 +48,8 @@ QString modeLabel(const QString &mode) {
         return tr("read-only");
     if (mode == QLatin1String("down"))
         return tr("down");
+    if (mode == QLatin1String("left"))
+        return tr("down (left the cluster)");
     return tr("unknown");
 }
 

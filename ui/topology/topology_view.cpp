@@ -217,7 +217,8 @@ void TopologyView::refreshNode(int node) {
     if (node == 0)
         m_nodes[0]->setFill(centerColor(m_centerUp), !m_centerUp);
     else
-        m_nodes[node]->setFill(modeColor(m_modes[node - 1]), m_modes[node - 1] == QLatin1String("down"));
+        m_nodes[node]->setFill(modeColor(m_modes[node - 1]), m_modes[node - 1] == QLatin1String("down") ||
+                                                                  m_modes[node - 1] == QLatin1String("left"));
     m_nodes[node]->setToolTip(toolTipFor(node));
 }
 
