@@ -32,6 +32,13 @@ Lease LeaseRegistry::heartbeat(int edge, std::uint64_t heldEpoch, double now) {
     return current;
 }
 
+void LeaseRegistry::release(int edge, std::uint64_t heldEpoch, double now) {
+    checkEdge(edge, m_leases.size());
+    Lease &current = m_leases[std::size_t(edge)];
+    if (current.epoch == heldEpoch && current.validAt(now))
+        current.expiresAt = now;
+}
+
 const Lease &LeaseRegistry::lease(int edge) const {
     checkEdge(edge, m_leases.size());
     return m_leases[std::size_t(edge)];

@@ -23,6 +23,9 @@ public:
     // replaced by a new epoch. An edge presenting an old epoch while a newer
     // one is valid is told the current lease, unchanged.
     Lease heartbeat(int edge, std::uint64_t heldEpoch, double now);
+    // The edge leaves cleanly: its lease of `heldEpoch` ends now (a later
+    // heartbeat gets a new epoch). An older epoch releases nothing.
+    void release(int edge, std::uint64_t heldEpoch, double now);
     const Lease &lease(int edge) const;
     void setLeaseSeconds(double seconds); // live knob; applies from the next renewal
     double leaseSeconds() const { return m_seconds; }

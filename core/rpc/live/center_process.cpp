@@ -456,6 +456,7 @@ struct CenterProcess::Impl final : CenterBackend {
 
     void tick() {
         auto lastDescription = std::chrono::steady_clock::now();
+        double lastLinkReport = clock.now();
         std::unique_lock lock(mutex);
         while (!stopping) {
             wake.wait_for(lock, kTick);
@@ -463,6 +464,11 @@ struct CenterProcess::Impl final : CenterBackend {
                 break;
             lock.unlock();
             cleanUp();
+            if (const double now = clock.now(); now - lastLinkReport >= 1.0) {
+                for (const auto &[peer, bytes] : transport->takeIntervalBytes())
+                    state->publish(e::LinkBytesEvent{now, now - lastLinkReport, e::kCenterNode, peer, bytes});
+                lastLinkReport = now;
+            }
             for (const auto &r : rejections.take())
                 state->publish(e::RejectedInputEvent{clock.now(), 0, r.reason, r.peer, r.count});
             const auto snapshot = state->routing();

@@ -277,7 +277,9 @@ struct EdgeProcess::Impl {
         Watch(Impl &impl) : m_impl(impl) {
             m_request.set_node(impl.node);
             m_request.set_incarnation(impl.incarnation);
-            // A watch lasts as long as the edge: no deadline, keepalive notices a dead center.
+            // Every call has a deadline: a watch is reopened (by the report
+            // loop) when this one ends; keepalive notices a dead center sooner.
+            m_context.set_deadline(deadlineIn(3600));
             impl.cluster->async()->Watch(&m_context, &m_request, this);
             StartRead(&m_update);
             StartCall();
@@ -326,6 +328,7 @@ struct EdgeProcess::Impl {
     void reportLoop() {
         v1::ReportBatch batch;
         bool unsent = false;
+        double lastLinkReport = clock.now();
         std::unique_lock lock(mutex);
         while (!stopping) {
             wake.wait_for(lock, kReportEvery);
@@ -342,6 +345,14 @@ struct EdgeProcess::Impl {
             }
             lock.unlock();
             const double now = clock.now();
+            // Bytes this edge put on each link, once a second (the app's
+            // topology and bandwidth chart).
+            if (!unsent && now - lastLinkReport >= 1.0) {
+                for (const auto &[peer, bytes] : transport->takeIntervalBytes())
+                    *batch.add_reports() = toProto(
+                        e::NodeReport{e::SimEvent{e::LinkBytesEvent{now, now - lastLinkReport, node, peer, bytes}}}, now);
+                lastLinkReport = now;
+            }
             if (!unsent)
                 for (const auto &r : rejections.take())
                     *batch.add_reports() =

@@ -203,9 +203,11 @@ std::function<void()> LiveTransport::write(Peer &p, std::shared_ptr<e::Message> 
     const std::uint64_t bytes = pb.ByteSizeLong() + e::kGrpcFramingBytes;
     // PeerStream never calls back into this object, so its writes may start
     // under our lock.
+    const int to = m->to;
     if (p.stream->enqueue(std::move(pb))) {
         ++m_stats.messages;
         m_stats.wireBytes += bytes;
+        m_intervalBytes[to] += bytes;
     } else {
         ++m_stats.dropped;
     }
@@ -228,6 +230,7 @@ std::function<void()> LiveTransport::deliverReliable(Peer &p, std::shared_ptr<e:
     call->request = toProto(*m);
     ++m_stats.messages;
     m_stats.wireBytes += call->request.ByteSizeLong() + e::kGrpcFramingBytes;
+    m_intervalBytes[m->to] += call->request.ByteSizeLong() + e::kGrpcFramingBytes;
     if (attempt > 0)
         ++m_stats.retries;
     ++m_inFlight;
@@ -303,6 +306,13 @@ bool LiveTransport::drain(double seconds) {
                 streamsIdle = false;
         return m_queue.empty() && m_inFlight == 0 && streamsIdle;
     });
+}
+
+std::map<int, std::uint64_t> LiveTransport::takeIntervalBytes() {
+    std::lock_guard lock(m_mutex);
+    std::map<int, std::uint64_t> out;
+    out.swap(m_intervalBytes);
+    return out;
 }
 
 bool LiveTransport::linkUp(int node) {

@@ -82,6 +82,8 @@ public:
     void stop();
 
     LiveTransportStats stats() const;
+    // Bytes put on the wire to each peer since the last call (LinkBytesEvents).
+    std::map<int, std::uint64_t> takeIntervalBytes();
     // Whether this node's link to `peer` is up (not partitioned).
     bool linkUp(int peer);
 
@@ -119,6 +121,7 @@ private:
     int m_inFlight = 0;                                                                    // guarded: reliable calls
     std::set<grpc::ClientContext *> m_calls;                                               // guarded: their contexts
     LiveTransportStats m_stats;                                                            // guarded
+    std::map<int, std::uint64_t> m_intervalBytes;                                          // guarded: by peer
     bool m_stop = false;                                                                   // guarded
     std::thread m_thread;
 };

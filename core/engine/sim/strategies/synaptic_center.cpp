@@ -88,6 +88,11 @@ void SynapticCenter::onHeartbeat(double now, const Message &m, Outbox &out) {
     const double seconds = m_ctx.config->knobs.leaseSeconds;
     if (m_leases.leaseSeconds() != seconds)
         m_leases.setLeaseSeconds(seconds);
+    if (m.last) { // the edge leaves: its lease ends now, no grant
+        m_leases.release(edge, m.lease.epoch, now);
+        out.report(LeaseEvent{now, edge, "released", m.lease.epoch});
+        return;
+    }
     Message grant;
     grant.kind = MessageKind::LeaseGrant;
     grant.to = m.from;

@@ -304,16 +304,22 @@ void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &
     m_cache.flush();
     m_windowSteps = 0;
     // Every shard this edge owns goes to the other edges of its region that
-    // are up, in turn, so the region keeps merging without it.
+    // are up, in turn, so the region keeps merging without it (with nobody
+    // to hand to, the shards wait at the center's last copy).
     std::vector<int> heirs;
     for (int e : m_ctx.shape->edgesOfRegion[std::size_t(m_region)])
         if (e != m_edge && std::size_t(e) < edgeUp.size() && edgeUp[std::size_t(e)])
             heirs.push_back(e);
-    if (heirs.empty())
-        return; // nobody to hand to: the shards wait at the center's last copy
     std::size_t next = 0;
-    for (int shard : m_owner.ownedShards())
+    for (int shard : heirs.empty() ? std::vector<int>{} : m_owner.ownedShards())
         m_owner.moveShard(now, shard, heirs[next++ % heirs.size()], out);
+    // Give the lease back: the center need not wait for it to lapse.
+    Message bye;
+    bye.kind = MessageKind::Heartbeat;
+    bye.to = kCenterNode;
+    bye.lease = m_lease.lease();
+    bye.last = true;
+    out.send(bye);
     out.report(LeaseEvent{now, m_edge, "leaving", m_lease.lease().epoch});
 }
 
