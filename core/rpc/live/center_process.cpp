@@ -515,6 +515,7 @@ struct CenterProcess::Impl final : CenterBackend {
                 continue;
             while (nextEval <= samples && options.evalEverySamples > 0)
                 nextEval += options.evalEverySamples;
+            const double askedAt = clock.now(); // the run's end, before the final evaluation's own time
             lock.unlock();
             auto promise = std::make_shared<std::promise<std::pair<at::Tensor, at::Tensor>>>();
             auto snapshot = promise->get_future();
@@ -540,12 +541,13 @@ struct CenterProcess::Impl final : CenterBackend {
                                           std::numeric_limits<double>::quiet_NaN(), acc.main, acc.exit});
             lock.lock();
             if (complete) {
-                finishRun(acc, samples, now);
+                finishRun(acc, samples, askedAt);
                 break;
             }
         }
     }
 
+    // `now`: when the last edge finished (the final evaluation is not the run's time).
     void finishRun(const e::Accuracy &acc, std::uint64_t samples, double now) { // mutex held
         finished = true;
         result.finished = true;

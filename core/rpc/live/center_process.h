@@ -17,7 +17,7 @@ struct LiveRunSummary {
     double finalAccuracy = 0;       // whole test set, the center's model at the end (NaN if never evaluated)
     double finalExitAccuracy = 0;
     std::uint64_t samples = 0;
-    double wallSeconds = 0;         // from the first edge's join to the final evaluation
+    double wallSeconds = 0;         // from the first edge's join until every edge had finished
     std::uint64_t wireBytes = 0;    // node messages every transport sent, framing included
     std::uint64_t rejectedInputs = 0;
     std::uint64_t contributionsSent = 0;

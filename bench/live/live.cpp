@@ -1,0 +1,185 @@
+// bench/live (issue 13): the process cluster on loopback (link emulation on)
+// against the simulator, on the same config and sample budget — samples/s,
+// final accuracy (goal: within 1 pp), bytes on the wire counted by the
+// transports against the simulator's accounting (goal: within 2 %) — and
+// the live transport's throughput moving a large transfer between two
+// processes against a plain TCP copy on the same machine.
+//
+//   synaptic-bench-live [--config FILE] [--steps N] [--live-runs R]
+//                       [--transfer-mb M] [--repeats K] [--json FILE]
+#include "transport_throughput.h"
+
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_runner.h"
+#include "core/engine/train_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace synaptic;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+    std::string config = SYNAPTIC_LIVE_CONFIG;
+    std::uint64_t steps = 200;
+    int liveRuns = 3;
+    double transferMb = 64;
+    int repeats = 3;
+    std::string json;
+    std::string commandLine;
+};
+
+bool parse(int argc, char **argv, Options &o) {
+    o.commandLine = argv[0];
+    for (int i = 1; i < argc; ++i) {
+        o.commandLine += std::string(" ") + argv[i];
+        const std::string a = argv[i];
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "bench/live: %s needs a value\n", a.c_str());
+            return false;
+        }
+        const std::string v = argv[++i];
+        o.commandLine += " " + v;
+        if (a == "--config") o.config = v;
+        else if (a == "--steps") o.steps = std::stoull(v);
+        else if (a == "--live-runs") o.liveRuns = std::stoi(v);
+        else if (a == "--transfer-mb") o.transferMb = std::stod(v);
+        else if (a == "--repeats") o.repeats = std::stoi(v);
+        else if (a == "--json") o.json = v;
+        else {
+            std::fprintf(stderr, "bench/live: unknown option %s\n", a.c_str());
+            return false;
+        }
+    }
+    return true;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? std::nan("") : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// One live run: `synaptic-node cluster` (a center and every edge as
+// processes on loopback, --insecure with a token) until every edge used the
+// step budget; the center's report.
+json liveRun(const Options &o, int index) {
+    const std::string dir = "/tmp/synaptic-bench-live-" + std::to_string(getpid()) + "-run" + std::to_string(index);
+    const std::string token = dir + ".token", report = dir + ".json";
+    std::ofstream(token) << "bench-live-" << getpid() << "\n";
+    std::remove(report.c_str());
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const std::string steps = std::to_string(o.steps);
+        execl(SYNAPTIC_NODE_BINARY, SYNAPTIC_NODE_BINARY, "cluster", "--config", o.config.c_str(), "--steps",
+              steps.c_str(), "--exit-when-done", "--report", report.c_str(), "--insecure", "--token-file",
+              token.c_str(), "--eval-every-samples", "100000000", static_cast<char *>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::ifstream in(report);
+    if (!in)
+        throw std::runtime_error("live run " + std::to_string(index) + " wrote no report (cluster exit status " +
+                                 std::to_string(status) + ")");
+    json r = json::parse(in);
+    std::remove(token.c_str());
+    std::remove(report.c_str());
+    return r;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && std::string(argv[1]) == "--grpc-sink" && argc == 4)
+        return bench::runGrpcSink(argv[2], argv[3]);
+    if (argc >= 2 && std::string(argv[1]) == "--tcp-sink" && argc == 4)
+        return bench::runTcpSink(argv[2], std::stoll(argv[3]));
+    Options o;
+    if (!parse(argc, argv, o))
+        return 2;
+    std::printf("reproduce: %s\n", o.commandLine.c_str());
+
+    // The simulator on the same config and budget.
+    engine::SimRunRequest request;
+    request.configPath = o.config;
+    request.stepsPerEdge = o.steps;
+    request.threads = 0;
+    const auto sim = engine::runStrategies(request).front();
+    const double simSps = double(sim.samples) / sim.trainWallSeconds;
+    std::printf("simulator: accuracy %.4f, %llu samples, %.1f s training wall (%.0f samples/s), %llu bytes\n",
+                sim.finalAccuracy, (unsigned long long)sim.samples, sim.trainWallSeconds, simSps,
+                (unsigned long long)sim.totalBytes);
+
+    std::vector<json> live;
+    std::vector<double> accuracy, sps, bytes;
+    for (int i = 0; i < o.liveRuns; ++i) {
+        live.push_back(liveRun(o, i));
+        const auto &r = live.back();
+        accuracy.push_back(r.value("final_accuracy", std::nan("")));
+        sps.push_back(r.value("samples_per_second", 0.0));
+        bytes.push_back(r.value("wire_bytes", 0.0));
+        std::printf("live run %d: accuracy %.4f, %llu samples, %.1f s (%.0f samples/s), %.0f wire bytes\n", i + 1,
+                    accuracy.back(), (unsigned long long)r.value("samples", 0ull), r.value("wall_seconds", 0.0),
+                    sps.back(), bytes.back());
+    }
+    const double liveAccuracy = median(accuracy), liveSps = median(sps), liveBytes = median(bytes);
+    const double accuracyGap = liveAccuracy - sim.finalAccuracy;
+    const double bytesRatio = liveBytes / double(sim.totalBytes);
+
+    const auto t = bench::measureTransportThroughput(argv[0], o.transferMb, o.repeats);
+    const double grpc = median(t.grpcMBps), tcp = median(t.tcpMBps);
+    for (int i = 0; i < o.repeats; ++i)
+        std::printf("transfer %d: gRPC %.0f MB/s, TCP %.0f MB/s\n", i + 1, t.grpcMBps[std::size_t(i)],
+                    t.tcpMBps[std::size_t(i)]);
+
+    const bool accuracyOk = std::abs(accuracyGap) <= 0.01;
+    const bool bytesOk = std::abs(bytesRatio - 1) <= 0.02;
+    std::printf("\n%-28s %12s %12s\n", "", "simulator", "live (median)");
+    std::printf("%-28s %12.4f %12.4f   %+.2f pp  goal within 1 pp: %s\n", "final accuracy", sim.finalAccuracy,
+                liveAccuracy, 100 * accuracyGap, accuracyOk ? "met" : "MISSED");
+    const int processes = engine::loadClusterConfig(o.config).edgeCount() + 1;
+    std::printf("%-28s %12.0f %12.0f   (one process vs %d processes sharing this machine's cores)\n", "samples/s",
+                simSps, liveSps, processes);
+    std::printf("%-28s %12llu %12.0f   x%.4f  goal within 2 %%: %s\n", "bytes on the wire",
+                (unsigned long long)sim.totalBytes, liveBytes, bytesRatio, bytesOk ? "met" : "MISSED");
+    std::printf("%-28s %12.0f MB/s (gRPC, %.0f MB in Handoff messages) vs %.0f MB/s (TCP copy): x%.2f\n",
+                "large transfer", grpc, t.megabytes, tcp, grpc / tcp);
+
+    if (!o.json.empty()) {
+        json j{{"command", o.commandLine},
+               {"config", o.config},
+               {"steps_per_edge", o.steps},
+               {"sim_final_accuracy", sim.finalAccuracy},
+               {"live_final_accuracy", liveAccuracy},
+               {"live_final_accuracies", accuracy},
+               {"sim_samples_per_second", simSps},
+               {"live_samples_per_second", liveSps},
+               {"sim_bytes", sim.totalBytes},
+               {"live_wire_bytes", liveBytes},
+               {"live_wire_bytes_runs", bytes},
+               {"bytes_ratio", bytesRatio},
+               {"grpc_mb_per_s", grpc},
+               {"tcp_mb_per_s", tcp},
+               {"grpc_mb_per_s_runs", t.grpcMBps},
+               {"tcp_mb_per_s_runs", t.tcpMBps},
+               {"transfer_mb", t.megabytes},
+               {"accuracy_goal_met", accuracyOk},
+               {"bytes_goal_met", bytesOk},
+               {"live_reports", live}};
+        engine::writeFileAtomically(o.json, j.dump(2) + "\n");
+        std::printf("written to %s\n", o.json.c_str());
+    }
+    return accuracyOk && bytesOk ? 0 : 1;
+}
