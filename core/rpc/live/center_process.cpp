@@ -75,6 +75,7 @@ struct CenterProcess::Impl final : CenterBackend {
     std::string runId;
 
     std::mutex mutex; // guards what follows
+    std::string configJson; // the config as the node's thread last edited it (others must not read `config`)
     std::condition_variable wake;
     std::map<int, QueuedWriter<v1::ClusterUpdate> *> edgeWatch; // by node
     std::map<QueuedWriter<v1::ControlUpdate> *, int> controlWatch; // writers that get routing and descriptions
@@ -130,6 +131,7 @@ struct CenterProcess::Impl final : CenterBackend {
         context.stepsPerEdge = options.stepsPerEdge;
         context.realTime = true;
         state = std::make_unique<CenterState>(config, *shape, *model);
+        configJson = e::clusterConfigToJson(config);
         runId = std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
         result.strategy = config.strategy;
         result.finalAccuracy = std::nan("");
@@ -376,7 +378,10 @@ struct CenterProcess::Impl final : CenterBackend {
 
     v1::ClusterDescription describe() override {
         v1::ClusterDescription d;
-        d.set_config_json(e::clusterConfigToJson(config));
+        {
+            std::lock_guard lock(mutex);
+            d.set_config_json(configJson);
+        }
         d.set_strategy(config.strategy);
         d.set_run_id(runId);
         auto *c = d.add_nodes();
@@ -647,6 +652,7 @@ std::string CenterProcess::Impl::submit(const e::SimCommand &c) {
         if (refused.empty()) {
             transport->applyCommand(c);
             std::lock_guard lock(mutex);
+            configJson = e::clusterConfigToJson(config);
             broadcast(update);
         }
         state->publish(e::CommandEvent{now, c.describe(), refused.empty(), refused, c, 0});
