@@ -81,7 +81,9 @@ QString LiveCluster::startCenter() {
                      m_dir.filePath("report.json"), "--eval-every-samples",
                      QString::number(m_options.evalEverySamples)};
     if (m_options.steps > 0)
-        args << "--steps" << QString::number(m_options.steps) << "--exit-when-done";
+        args << "--steps" << QString::number(m_options.steps);
+    if (m_options.steps > 0 && m_options.exitWhenDone)
+        args << "--exit-when-done";
     args << securityArgs() << m_options.centerArgs;
     // Logs go to files: a pipe nobody reads would fill and stop the process.
     m_center->setStandardErrorFile(m_dir.filePath("center.log"));

@@ -35,6 +35,8 @@ public:
     struct Options {
         QString config;           // cluster config file
         int steps = 0;            // steps per edge; 0 = until stopped
+        bool exitWhenDone = true; // with steps: the center exits once the run finished (false: it
+                                  // stays up, serving and answering Control, until stopped)
         bool tls = true;
         bool emulateLinks = true;
         std::uint64_t evalEverySamples = 4000;

@@ -40,7 +40,10 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
             return "";
         if (t.scalar_type() != at::kFloat)
             return std::string("shard ") + std::to_string(item.shard) + " " + what + ": dtype must be float32";
-        if (t.dim() != 1 || t.numel() != size)
+        if (t.dim() != 1)
+            return std::string("shard ") + std::to_string(item.shard) + " " + what + ": a " +
+                   std::to_string(t.dim()) + "-dimensional tensor for a shard of " + std::to_string(size) + " values";
+        if (t.numel() != size)
             return std::string("shard ") + std::to_string(item.shard) + " " + what + ": " +
                    std::to_string(t.numel()) + " values for a shard of " + std::to_string(size);
         return "";
@@ -76,6 +79,16 @@ std::string MessageGuard::checkShape(const e::Message &m) const {
         return std::string(e::messageKindName(m.kind)) + (selfIsCenter ? " is not for the center" : " is for the center");
     if (m.origin < -1 || m.origin >= m_shape.edgeCount())
         return "unknown origin edge " + std::to_string(m.origin);
+    // An owner files gradients and catch-up requests under their origin
+    // edge (its epoch gate indexes by it): without one, the node's thread
+    // would throw and take the process down.
+    if ((m.kind == K::Gradients || m.kind == K::CatchUpRequest) && m.origin < 0)
+        return std::string(e::messageKindName(m.kind)) + " names no origin edge";
+    // An edge asks for catch-up for itself only (a forwarded gradient may
+    // name another origin; a catch-up request never does).
+    if (m.kind == K::CatchUpRequest && m.origin != e::ClusterShape::edgeOfNode(m.from))
+        return "catch_up_request from node " + std::to_string(m.from) + " names edge " + std::to_string(m.origin) +
+               " as its origin";
     if (!std::isfinite(m.lease.expiresAt) || !std::isfinite(m.sentAt) || !std::isfinite(m.writtenAt))
         return "non-finite time stamp";
     for (const auto &item : m.shards)

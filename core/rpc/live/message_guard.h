@@ -13,10 +13,11 @@ namespace synaptic::rpc {
 
 // Checks a decoded message before it reaches a node (issue 13 §8): that it
 // comes from a node of this cluster and is meant for this one, is a kind
-// this node takes from that sender, names shards that exist with tensors of
-// their exact size, carries a lease epoch no older than what its sender has
-// already presented here, and values no older than what this node already
-// accepted for the same shard. Anything else is refused with why, and the
+// this node takes from that sender, names the edge it speaks for where its
+// kind needs one, names shards that exist with tensors of their exact size,
+// carries a lease epoch no older than what its sender has already presented
+// here, and values no older than what this node already accepted for the
+// same shard. Anything else is refused with why, and the
 // node never sees it. Thread-safe (gRPC callbacks call it concurrently).
 class MessageGuard {
 public:

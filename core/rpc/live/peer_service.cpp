@@ -10,15 +10,17 @@ namespace {
 // Reads a peer's stream of best-effort messages; the first refused one
 // ends the stream with its status (a peer that sends garbage is cut off,
 // and reconnects if it was an accident).
-class StreamReader : public grpc::ServerReadReactor<v1::NodeMessage> {
+class StreamReader : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 public:
-    StreamReader(PeerService &service, std::string peer, v1::StreamSummary *summary)
+    StreamReader(PeerService &service, std::string peer, grpc::ByteBuffer *summary)
         : m_service(service), m_peer(std::move(peer)), m_summary(summary) {
         StartRead(&m_message);
     }
     void OnReadDone(bool ok) override {
-        if (!ok) {
-            Finish(grpc::Status::OK); // the peer closed its side
+        if (!ok) { // the peer closed its side
+            bool own = false;
+            const auto status = grpc::SerializationTraits<v1::StreamSummary>::Serialize(m_count, m_summary, &own);
+            Finish(status);
             return;
         }
         const auto status = m_service.accept(m_message, m_peer);
@@ -26,7 +28,7 @@ public:
             Finish(status);
             return;
         }
-        m_summary->set_messages(m_summary->messages() + 1);
+        m_count.set_messages(m_count.messages() + 1);
         m_message.Clear();
         StartRead(&m_message);
     }
@@ -35,8 +37,9 @@ public:
 private:
     PeerService &m_service;
     std::string m_peer;
-    v1::StreamSummary *m_summary;
-    v1::NodeMessage m_message;
+    grpc::ByteBuffer *m_summary;
+    v1::StreamSummary m_count;
+    grpc::ByteBuffer m_message;
 };
 
 } // namespace
@@ -54,40 +57,70 @@ void PeerService::attach(MessageGuard &guard, Post post) {
     m_guard.store(&guard);
 }
 
-grpc::Status PeerService::accept(const v1::NodeMessage &message, const std::string &peer) {
-    auto refuse = [&](grpc::StatusCode code, const std::string &why) {
-        m_rejections.add(why, peer);
-        return grpc::Status(code, why);
-    };
+grpc::Status PeerService::refuse(grpc::StatusCode code, const std::string &why, const std::string &peer) {
+    m_rejections.add(why, peer);
+    return grpc::Status(code, why);
+}
+
+MessageGuard *PeerService::admitCaller(const std::string &peer, grpc::Status &refused) {
     auto *guard = m_guard.load();
     if (!guard)
-        return grpc::Status(grpc::StatusCode::UNAVAILABLE, "this node has not joined its cluster yet");
-    if (!m_flood.allow(peer))
-        return refuse(grpc::StatusCode::RESOURCE_EXHAUSTED, "flood: over the message rate");
+        refused = grpc::Status(grpc::StatusCode::UNAVAILABLE, "this node has not joined its cluster yet");
+    else if (!m_flood.allow(peer))
+        refused = refuse(grpc::StatusCode::RESOURCE_EXHAUSTED, "flood: over the message rate", peer);
+    else
+        return guard;
+    return nullptr;
+}
+
+grpc::Status PeerService::check(MessageGuard &guard, const v1::NodeMessage &message, const std::string &peer) {
     engine::Message m;
     try {
         m = fromProto(message);
     } catch (const WireError &e) {
-        return refuse(grpc::StatusCode::INVALID_ARGUMENT, std::string("malformed: ") + e.what());
+        return refuse(grpc::StatusCode::INVALID_ARGUMENT, std::string("malformed: ") + e.what(), peer);
     }
-    if (const auto why = guard->admit(m); !why.empty()) {
+    if (const auto why = guard.admit(m); !why.empty()) {
         const bool stale = why.rfind("replayed", 0) == 0 || why.rfind("stale", 0) == 0;
-        return refuse(stale ? grpc::StatusCode::FAILED_PRECONDITION : grpc::StatusCode::INVALID_ARGUMENT, why);
+        return refuse(stale ? grpc::StatusCode::FAILED_PRECONDITION : grpc::StatusCode::INVALID_ARGUMENT, why, peer);
     }
     if (!m_post(std::move(m)))
-        return refuse(grpc::StatusCode::RESOURCE_EXHAUSTED, "flood: the node's input queue is full");
+        return refuse(grpc::StatusCode::RESOURCE_EXHAUSTED, "flood: the node's input queue is full", peer);
     return grpc::Status::OK;
 }
 
-grpc::ServerReadReactor<v1::NodeMessage> *PeerService::Stream(grpc::CallbackServerContext *context,
-                                                              v1::StreamSummary *summary) {
+grpc::Status PeerService::accept(const v1::NodeMessage &message, const std::string &peer) {
+    grpc::Status refused;
+    auto *guard = admitCaller(peer, refused);
+    return guard ? check(*guard, message, peer) : refused;
+}
+
+grpc::Status PeerService::accept(const grpc::ByteBuffer &bytes, const std::string &peer) {
+    grpc::Status refused;
+    auto *guard = admitCaller(peer, refused);
+    if (!guard)
+        return refused;
+    grpc::ByteBuffer copy(bytes); // parsing consumes its buffer; this shares the slices
+    v1::NodeMessage message;
+    if (!grpc::SerializationTraits<v1::NodeMessage>::Deserialize(&copy, &message).ok())
+        return refuse(grpc::StatusCode::INVALID_ARGUMENT, "malformed: not a synaptic.v1.NodeMessage", peer);
+    return check(*guard, message, peer);
+}
+
+grpc::ServerReadReactor<grpc::ByteBuffer> *PeerService::Stream(grpc::CallbackServerContext *context,
+                                                               grpc::ByteBuffer *summary) {
     return new StreamReader(*this, context->peer(), summary);
 }
 
-grpc::ServerUnaryReactor *PeerService::Deliver(grpc::CallbackServerContext *context, const v1::NodeMessage *request,
-                                               v1::DeliverReply *) {
+grpc::ServerUnaryReactor *PeerService::Deliver(grpc::CallbackServerContext *context, const grpc::ByteBuffer *request,
+                                               grpc::ByteBuffer *reply) {
     auto *reactor = context->DefaultReactor();
-    reactor->Finish(accept(*request, context->peer()));
+    auto status = accept(*request, context->peer());
+    if (status.ok()) {
+        bool own = false;
+        status = grpc::SerializationTraits<v1::DeliverReply>::Serialize(v1::DeliverReply{}, reply, &own);
+    }
+    reactor->Finish(status);
     return reactor;
 }
 

@@ -18,7 +18,14 @@ namespace synaptic::rpc {
 // (INVALID_ARGUMENT for what can never be valid, FAILED_PRECONDITION for
 // replays and stale data, RESOURCE_EXHAUSTED for floods and a full queue),
 // and the refusal is counted.
-class PeerService final : public v1::Peer::CallbackService {
+//
+// Both methods take the raw bytes and parse them here: gRPC's callback API
+// answers a request it cannot parse with UNIMPLEMENTED and counts it
+// nowhere, and ends a stream whose next message does not parse as if the
+// peer had closed it. Parsed here, bytes that are not a NodeMessage are
+// refused with INVALID_ARGUMENT and counted like any malformed message.
+class PeerService final
+    : public v1::Peer::WithRawCallbackMethod_Stream<v1::Peer::WithRawCallbackMethod_Deliver<v1::Peer::Service>> {
 public:
     using Post = std::function<bool(engine::Message &&)>;
 
@@ -31,15 +38,23 @@ public:
     explicit PeerService(RejectionLog &rejections, double floodRate = 4000, double floodBurst = 8000);
     void attach(MessageGuard &guard, Post post);
 
-    grpc::ServerReadReactor<v1::NodeMessage> *Stream(grpc::CallbackServerContext *context,
-                                                     v1::StreamSummary *summary) override;
-    grpc::ServerUnaryReactor *Deliver(grpc::CallbackServerContext *context, const v1::NodeMessage *request,
-                                      v1::DeliverReply *reply) override;
+    // Replies are a v1::StreamSummary and a v1::DeliverReply, serialized here.
+    grpc::ServerReadReactor<grpc::ByteBuffer> *Stream(grpc::CallbackServerContext *context,
+                                                      grpc::ByteBuffer *summary) override;
+    grpc::ServerUnaryReactor *Deliver(grpc::CallbackServerContext *context, const grpc::ByteBuffer *request,
+                                      grpc::ByteBuffer *reply) override;
 
     // Decodes, checks and posts one message: OK, or the status it is refused with.
     grpc::Status accept(const v1::NodeMessage &message, const std::string &peer);
+    // The same for a message as it came off the wire (parsed after the flood check).
+    grpc::Status accept(const grpc::ByteBuffer &bytes, const std::string &peer);
 
 private:
+    grpc::Status refuse(grpc::StatusCode code, const std::string &why, const std::string &peer);
+    // Joined and within the caller's rate: the guard to check with; else the refusal.
+    MessageGuard *admitCaller(const std::string &peer, grpc::Status &refused);
+    grpc::Status check(MessageGuard &guard, const v1::NodeMessage &message, const std::string &peer);
+
     std::atomic<MessageGuard *> m_guard{nullptr};
     RejectionLog &m_rejections;
     Post m_post; // set once, before m_guard
