@@ -20,70 +20,103 @@
 namespace synaptic::ui {
 
 namespace {
-constexpr int kMaxLogLines = 5000;
 constexpr int kCenterNode = 0; // engine node ids: 0 = center, edge e = e + 1
 } // namespace
 
 void ControlPlaneWindow::ingest(const QVector<engine::SimEvent> &batch) {
+    feed(std::span<const engine::SimEvent>(batch.constData(), std::size_t(batch.size())), Feed::All);
+}
+
+void ControlPlaneWindow::feed(std::span<const engine::SimEvent> events, Feed what) {
     const double wall = m_wall.isValid() ? m_wall.elapsed() / 1e3 : 0;
     const double completeBefore = m_virtualTime; // read before this batch's events: see ChartFeeder::flush
-    for (const auto &e : batch) {
+    for (const auto &e : events) {
+        // The figures of the status bar go with the charts: a metric's only other use.
         if (const auto *m = std::get_if<engine::MetricEvent>(&e)) {
             if (m->scope == "global")
                 m_globalAccuracy = m->accuracy;
             m_samples = std::max<quint64>(m_samples, m->samples);
-        } else if (const auto *l = std::get_if<engine::LeaseEvent>(&e)) {
-            const QString mode = QString::fromStdString(l->mode);
-            m_shardMap->setEdgeMode(l->edge, mode);
-            m_topology->setEdgeMode(l->edge, mode);
-            m_edgeModes.insert(l->edge, mode);
-            log(l->time, tr("%1 is %2 (lease epoch %3)").arg(edgeName(l->edge), mode).arg(l->epoch));
-        } else if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
-            if (c->applied) {
-                applyCommandToTopology(*c);
-                // Values from a recording may be hostile: only plausible ones reach the widgets.
-                const double v = c->issued.value;
-                if (c->issued.kind == engine::SimCommand::Kind::SetConfidenceThreshold && c->issued.node < 0 &&
-                    v >= 0 && v <= 1)
-                    m_serving->setThreshold(v);
-                if (c->issued.kind == engine::SimCommand::Kind::SetReleaseCadence && v >= 1 && v <= 1e6)
-                    m_serving->setReleaseCadence(int(v));
-            }
-            if (c->issued.kind == engine::SimCommand::Kind::MoveShard)
-                m_shardMap->setMoveInFlight(c->issued.shard, c->issued.region, c->issued.node, c->applied);
-            const QString detail = c->detail.empty() ? QString() : QStringLiteral(" — ") + QString::fromStdString(c->detail);
-            log(c->time, (c->applied ? tr("applied: %1") : tr("refused: %1")).arg(commandText(*c) + detail));
-        } else if (const auto *r = std::get_if<engine::RoutingEvent>(&e)) {
-            m_ownersChanged = true;
-            if (r->reason == "move")
-                log(r->time, tr("shard %1 now owned by %2 in %3").arg(r->shard).arg(edgeName(r->owner),
-                                                                                     m_regionNames.value(r->region)));
-        } else if (const auto *k = std::get_if<engine::ConsistencyEvent>(&e)) {
-            if (k->mismatches > 0)
-                log(k->time, tr("consistency: %1 of %2 copies differ from the global one").arg(k->mismatches)
-                                 .arg(k->checked));
-        } else if (const auto *b = std::get_if<engine::LinkBytesEvent>(&e)) {
-            applyLinkBytes(*b);
-        } else if (const auto *i = std::get_if<engine::InferenceEvent>(&e)) {
-            m_serving->addInference(*i);
-        } else if (const auto *rj = std::get_if<engine::RejectedInputEvent>(&e)) {
-            log(rj->time, tr("%1 refused %2 input(s) from %3: %4")
-                              .arg(rj->node == 0 ? tr("center") : edgeName(rj->node - 1))
-                              .arg(rj->count)
-                              .arg(QString::fromStdString(rj->peer), QString::fromStdString(rj->reason)));
-        } else if (const auto *im = std::get_if<engine::EdgeImageEvent>(&e)) {
-            m_serving->addImage(*im);
-            if (im->edge < 0 && im->version > 0)
-                log(im->time, tr("edge image v%1 released (%2 KB per edge)").arg(im->version).arg(double(im->bytes) / 1e3, 0, 'f', 1));
+        } else if (what != Feed::ChartsOnly) {
+            applyToViews(e);
         }
-        m_feeder->add(e, m_samples, wall);
+        if (what != Feed::ViewsOnly)
+            m_feeder->add(e, m_samples, wall);
     }
-    m_feeder->flush(completeBefore);
+    if (what != Feed::ViewsOnly)
+        m_feeder->flush(completeBefore);
     // The log view re-lays out on every insertion (about 2 ms with thousands
     // of lines): append at most every kLogFlushMs, not with every batch.
     if (!m_pendingLog.isEmpty() && !m_logTimer.isActive())
         m_logTimer.start();
     updateProgress();
+}
+
+void ControlPlaneWindow::showLeases(const std::map<int, engine::LeaseEvent> &leases) {
+    for (const auto &[edge, lease] : leases) {
+        const QString mode = QString::fromStdString(lease.mode);
+        m_shardMap->setEdgeMode(edge, mode);
+        m_topology->setEdgeMode(edge, mode);
+        m_edgeModes.insert(edge, mode);
+    }
+}
+
+// Keep in step with applyToViews(): a replay seek rebuilds the log from the events this names.
+bool ControlPlaneWindow::logsEvent(const engine::SimEvent &e) {
+    if (const auto *r = std::get_if<engine::RoutingEvent>(&e))
+        return r->reason == "move";
+    if (const auto *k = std::get_if<engine::ConsistencyEvent>(&e))
+        return k->mismatches > 0;
+    if (const auto *im = std::get_if<engine::EdgeImageEvent>(&e))
+        return im->edge < 0 && im->version > 0;
+    return std::holds_alternative<engine::LeaseEvent>(e) || std::holds_alternative<engine::CommandEvent>(e) ||
+           std::holds_alternative<engine::RejectedInputEvent>(e);
+}
+
+void ControlPlaneWindow::applyToViews(const engine::SimEvent &e) {
+    if (const auto *l = std::get_if<engine::LeaseEvent>(&e)) {
+        const QString mode = QString::fromStdString(l->mode);
+        m_shardMap->setEdgeMode(l->edge, mode);
+        m_topology->setEdgeMode(l->edge, mode);
+        m_edgeModes.insert(l->edge, mode);
+        log(l->time, tr("%1 is %2 (lease epoch %3)").arg(edgeName(l->edge), mode).arg(l->epoch));
+    } else if (const auto *c = std::get_if<engine::CommandEvent>(&e)) {
+        if (c->applied) {
+            applyCommandToTopology(*c);
+            // Values from a recording may be hostile: only plausible ones reach the widgets.
+            const double v = c->issued.value;
+            if (c->issued.kind == engine::SimCommand::Kind::SetConfidenceThreshold && c->issued.node < 0 &&
+                v >= 0 && v <= 1)
+                m_serving->setThreshold(v);
+            if (c->issued.kind == engine::SimCommand::Kind::SetReleaseCadence && v >= 1 && v <= 1e6)
+                m_serving->setReleaseCadence(int(v));
+        }
+        if (c->issued.kind == engine::SimCommand::Kind::MoveShard)
+            m_shardMap->setMoveInFlight(c->issued.shard, c->issued.region, c->issued.node, c->applied);
+        const QString detail = c->detail.empty() ? QString() : QStringLiteral(" — ") + QString::fromStdString(c->detail);
+        log(c->time, (c->applied ? tr("applied: %1") : tr("refused: %1")).arg(commandText(*c) + detail));
+    } else if (const auto *r = std::get_if<engine::RoutingEvent>(&e)) {
+        m_ownersChanged = true;
+        if (r->reason == "move")
+            log(r->time, tr("shard %1 now owned by %2 in %3").arg(r->shard).arg(edgeName(r->owner),
+                                                                                 m_regionNames.value(r->region)));
+    } else if (const auto *k = std::get_if<engine::ConsistencyEvent>(&e)) {
+        if (k->mismatches > 0)
+            log(k->time, tr("consistency: %1 of %2 copies differ from the global one").arg(k->mismatches)
+                             .arg(k->checked));
+    } else if (const auto *b = std::get_if<engine::LinkBytesEvent>(&e)) {
+        applyLinkBytes(*b);
+    } else if (const auto *i = std::get_if<engine::InferenceEvent>(&e)) {
+        m_serving->addInference(*i);
+    } else if (const auto *rj = std::get_if<engine::RejectedInputEvent>(&e)) {
+        log(rj->time, tr("%1 refused %2 input(s) from %3: %4")
+                          .arg(rj->node == 0 ? tr("center") : edgeName(rj->node - 1))
+                          .arg(rj->count)
+                          .arg(QString::fromStdString(rj->peer), QString::fromStdString(rj->reason)));
+    } else if (const auto *im = std::get_if<engine::EdgeImageEvent>(&e)) {
+        m_serving->addImage(*im);
+        if (im->edge < 0 && im->version > 0)
+            log(im->time, tr("edge image v%1 released (%2 KB per edge)").arg(im->version).arg(double(im->bytes) / 1e3, 0, 'f', 1));
+    }
 }
 
 void ControlPlaneWindow::ingestRouting(std::shared_ptr<const engine::RoutingSnapshot> snapshot) {

@@ -5,6 +5,7 @@
 #include "dialogs/new_cluster_dialog.h"
 #include "panels/control_panel.h"
 #include "remote/remote_window.h"
+#include "replay/recording_opener.h"
 #include "theme.h"
 #include "topology/topology_view.h"
 
@@ -17,6 +18,7 @@
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUndoStack>
@@ -115,13 +117,16 @@ void ControlPlaneWindow::buildFileMenu() {
                                                           tr("Synaptic recording (*.synrec);;All files (*)"));
         if (path.isEmpty())
             return;
-        QString error;
-        if (auto *w = openRecording(path, this, &error)) {
-            w->setAttribute(Qt::WA_DeleteOnClose);
-            w->show();
-        } else if (!error.isEmpty()) {
-            QMessageBox::warning(this, tr("Cannot open recording"), error);
-        }
+        // Read off the GUI thread; this window may be gone by the time it is read.
+        RecordingOpener::openWithDialog(path, 0, this, [self = QPointer<ControlPlaneWindow>(this)](
+                                                            ControlPlaneWindow *w, const QString &error) {
+            if (w) {
+                w->setAttribute(Qt::WA_DeleteOnClose);
+                w->show();
+            } else if (!error.isEmpty()) {
+                QMessageBox::warning(self, tr("Cannot open recording"), error);
+            }
+        });
     });
     file->addAction(tr("Record &to..."), this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Record session to"), recordingsFolder(),

@@ -11,38 +11,14 @@
 #include "telemetry/chart_feeder.h"
 #include "topology/topology_view.h"
 
-#include <QApplication>
 #include <QFileInfo>
 #include <QMenu>
-#include <QProgressDialog>
 #include <QStatusBar>
 #include <QStringListModel>
 #include <QToolBar>
 #include <QTreeView>
 
 namespace synaptic::ui {
-
-ControlPlaneWindow *ControlPlaneWindow::openRecording(const QString &path, QWidget *dialogParent, QString *error,
-                                                      int run) {
-    QProgressDialog progress(tr("Reading %1…").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 1000,
-                             dialogParent);
-    progress.setWindowModality(Qt::WindowModal);
-    progress.setMinimumDuration(300); // only long opens show it
-    try {
-        ReplayRecording recording = loadRecording(path, run, [&](double f) {
-            progress.setValue(int(f * 1000));
-            QApplication::processEvents();
-            return !progress.wasCanceled();
-        });
-        progress.setValue(1000);
-        return replayWindow(std::move(recording));
-    } catch (const session::Cancelled &) {
-        error->clear();
-    } catch (const std::exception &e) {
-        *error = QString::fromStdString(e.what());
-    }
-    return nullptr;
-}
 
 ControlPlaneWindow *ControlPlaneWindow::replayWindow(ReplayRecording recording) {
     const QString name = tr("replay of %1").arg(QFileInfo(recording.path).fileName());

@@ -9,7 +9,9 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include <map>
 #include <memory>
+#include <span>
 
 class QAction;
 class QComboBox;
@@ -90,17 +92,26 @@ public:
     // returns the new window, or null with the reason in `error`.
     static ControlPlaneWindow *openConfig(const QString &path, QString *error);
 
-    // Replay (issue 5). openRecording() reads a recording's run with a
-    // cancellable progress dialog (`dialogParent` may be null) and returns a
-    // window that replays it, or null with the reason in `error` (empty if
-    // the user cancelled). The window's views are the live ones; the run
+    // Replay (issue 5). A window that replays a recording read by
+    // loadRecording(); RecordingOpener reads one off the GUI thread and
+    // makes its window. The window's views are the live ones; the run
     // controls and the panels that send commands are disabled.
-    static ControlPlaneWindow *openRecording(const QString &path, QWidget *dialogParent, QString *error, int run = 0);
     static ControlPlaneWindow *replayWindow(ReplayRecording recording);
     ReplayController *replay() const { return m_replay; }
     // Empties every view, as before the first event (a replay scrubbing back).
     void resetViews();
     void setReplayTime(double t);
+    // What feed() applies events to. A replay seek puts the views back
+    // without feeding every event since the start through all of them:
+    // the charts from the chart events only, the other views from the
+    // events whose effect lasts (ReplayController, ReplayIndex).
+    enum class Feed { All, ViewsOnly, ChartsOnly };
+    void feed(std::span<const engine::SimEvent> events, Feed what);
+    // Each edge's lease state as a keyframe holds it, without log lines.
+    void showLeases(const std::map<int, engine::LeaseEvent> &leases);
+    // Whether ingest() writes a line to the event log for `event`; any thread.
+    static bool logsEvent(const engine::SimEvent &event);
+    static constexpr int kMaxLogLines = 5000; // the log keeps the latest
 
     // Recording (issue 5): the record button; a default file in the
     // recordings folder (QStandardPaths) when `path` is empty. Returns why
@@ -132,6 +143,7 @@ private:
     void buildRecordControls(QToolBar *toolbar);
     void updateRecordingStatus();
     void enterReplay(ReplayRecording recording);
+    void applyToViews(const engine::SimEvent &event); // every view but the charts
     void applyCommandToTopology(const engine::CommandEvent &command);
     void applyLinkBytes(const engine::LinkBytesEvent &bytes);
     void updateNodeDetails();

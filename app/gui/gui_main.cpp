@@ -6,12 +6,14 @@
 #include "ui/main_window.h"
 #include "ui/remote/remote_call.h"
 #include "ui/remote/remote_window.h"
+#include "ui/replay/recording_opener.h"
 #include "ui/replay/replay_controller.h"
 #include "synaptic_version.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QScreen>
 #include <QTimer>
 
@@ -70,9 +72,19 @@ int main(int argc, char **argv) {
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
     } else if (!options.replayPath.isEmpty()) {
+        // Read off the GUI thread (a cancellable progress dialog stays live),
+        // before any other window is shown.
+        synaptic::ui::ControlPlaneWindow *w = nullptr;
         QString error;
-        auto *w = synaptic::ui::ControlPlaneWindow::openRecording(options.replayPath, nullptr, &error,
-                                                                   options.replayRun);
+        QEventLoop reading;
+        synaptic::ui::RecordingOpener::openWithDialog(
+            options.replayPath, options.replayRun, nullptr,
+            [&](synaptic::ui::ControlPlaneWindow *opened, const QString &why) {
+                w = opened;
+                error = why;
+                reading.quit();
+            });
+        reading.exec();
         if (!w) {
             std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error.isEmpty() ? "cancelled" : error));
             return 1;

@@ -183,6 +183,12 @@ RunData SessionFile::readRun(int run, const Progress &progress) {
                 } catch (const std::exception &e) {
                     problem(c.offset, problemText(e));
                 }
+            } else if (r.has_keyframe()) {
+                try {
+                    data.keyframes.push_back({data.events.size(), SessionState::fromKeyframe(r.keyframe())});
+                } catch (const std::exception &e) {
+                    problem(c.offset, problemText(e));
+                }
             }
         }
     }

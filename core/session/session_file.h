@@ -41,10 +41,19 @@ struct TimedRouting {
     std::shared_ptr<const engine::RoutingSnapshot> snapshot;
 };
 
+// A keyframe as read with its run: the state the writer had folded, and
+// where it falls in the run's events, so a reader that holds the run (the
+// GUI's replay) seeks from it without going back to the file.
+struct RunKeyframe {
+    std::size_t event = 0; // index in RunData::events of the first event after it
+    SessionState state;
+};
+
 // One run read whole, in stream order.
 struct RunData {
     std::vector<engine::SimEvent> events;
     std::vector<TimedRouting> routing;
+    std::vector<RunKeyframe> keyframes; // in stream order
 };
 
 // Thrown when a Progress callback asked to stop.

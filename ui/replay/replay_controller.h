@@ -12,8 +12,12 @@ class ControlPlaneWindow;
 // Plays a recorded run into a ControlPlaneWindow through the same ingest()
 // and ingestRouting() a live run uses, so every view shows the state at the
 // current replay time (DESIGN.md §5: models never know which feeds them).
-// Forward in time it feeds only the events in between; backward it resets
-// the views and feeds the run again from its start up to the new time.
+// Forward in time it feeds only the events in between. Backward, and
+// forward past a keyframe when that is cheaper, it starts from the last
+// keyframe before the new time (DESIGN.md §5): the views are reset, given
+// the keyframe's state and what the recording's index says they show of the
+// time before it, then fed the events from the keyframe on. They end up as a
+// feed of every event from the start would leave them.
 class ReplayController : public QObject {
     Q_OBJECT
 public:
@@ -26,6 +30,9 @@ public:
     double speed() const { return m_speed; }
     bool isPlaying() const { return m_timer.isActive(); }
     std::size_t eventsShown() const { return m_next; }
+    // Events handed to the window so far, whatever views they went to: what
+    // a seek costs, for tests and benchmarks.
+    std::size_t eventsFed() const { return m_fed; }
 
     static constexpr int kTickMs = 40;
 
@@ -45,6 +52,11 @@ Q_SIGNALS:
 
 private:
     void tick();
+    // The last keyframe whose state is at or before t (the run's start if none).
+    const session::RunKeyframe &keyframeFor(double t) const;
+    // About how many events startFrom(k) feeds before the keyframe's own.
+    std::size_t startCost(const session::RunKeyframe &k) const;
+    void startFrom(const session::RunKeyframe &k);
 
     ReplayRecording m_rec;
     ControlPlaneWindow *m_window;
@@ -53,6 +65,8 @@ private:
     std::size_t m_next = 0;  // first event not yet fed
     std::ptrdiff_t m_routingShown = -1;
     double m_speed = 1.0;
+    std::size_t m_fed = 0;
+    session::RunKeyframe m_runStart; // a keyframe of nothing, at event 0
 };
 
 } // namespace synaptic::ui

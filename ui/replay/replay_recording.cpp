@@ -29,6 +29,7 @@ ReplayRecording loadRecording(const QString &path, int run, const session::Sessi
     r.end = r.info.lastTime;
     for (const auto &e : r.data.events)
         r.end = std::max(r.end, session::eventTime(e));
+    r.index = indexRun(r.data, int(r.config.regions.size()));
     return r;
 }
 
