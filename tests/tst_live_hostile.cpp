@@ -612,9 +612,13 @@ private Q_SLOTS:
         const auto channel = m_cluster->channelTo(addressOf(node));
         const auto p = hostile(message, node);
         const auto status = streamed ? stream(channel, p) : deliver(channel, p);
-        QVERIFY2(status.error_code() == code,
-                 qPrintable("expected " + codeName(code) + ", got " + describeStatus(status)));
-        QVERIFY2(QString::fromStdString(status.error_message()).contains(reason), qPrintable(describeStatus(status)));
+        // A stream goes on past a stale or replayed message (it may have been
+        // overtaken on another path): refused and counted, the stream ends OK.
+        const Code expected = streamed && code == Code::FAILED_PRECONDITION ? Code::OK : code;
+        QVERIFY2(status.error_code() == expected,
+                 qPrintable("expected " + codeName(expected) + ", got " + describeStatus(status)));
+        if (expected != Code::OK)
+            QVERIFY2(QString::fromStdString(status.error_message()).contains(reason), qPrintable(describeStatus(status)));
         checkAfter(node, from, reason, 1);
     }
 

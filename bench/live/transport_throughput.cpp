@@ -15,12 +15,14 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -47,8 +49,13 @@ int readPort(const std::string &path) {
 }
 
 pid_t spawn(const std::string &self, const std::vector<std::string> &args) {
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
+        // The sink dies with the bench, even if the bench is killed.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         std::vector<char *> argv{const_cast<char *>(self.c_str())};
         for (const auto &a : args)
             argv.push_back(const_cast<char *>(a.c_str()));

@@ -123,7 +123,11 @@ ControlStream::StreamEnd ControlStream::watchOnce(bool reconnect, bool &connecte
     }
 
     auto stub = v1::Control::NewStub(m_channel);
-    grpc::ClientContext context; // no deadline: the stream lasts as long as the run
+    // Every call has a deadline (issue 13 §7); a run outlasting this one
+    // costs a reconnect, which skips the history already seen. A dead
+    // center is noticed sooner, by keepalive.
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24));
     if (!m_slot.enter(&context))
         return StreamEnd::Stopped;
     auto reader = stub->Watch(&context, v1::ControlWatchRequest{});

@@ -45,13 +45,17 @@ grpc::ServerUnaryReactor *InferenceService::Classify(grpc::CallbackServerContext
         reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "this node has not joined its cluster yet"));
         return reactor;
     }
+    if (!m_flood.allow(context->peer())) {
+        reactor->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "flood: over the request rate"));
+        return reactor;
+    }
     if (request->image().size() != std::size_t(data::kImagePixels)) {
         reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                      "image: expected " + std::to_string(data::kImagePixels) + " bytes (28x28 uint8), got " +
                                          std::to_string(request->image().size())));
         return reactor;
     }
-    m_setup.host->postTask([this, reactor, request, reply](e::SimNode &node, double, e::Outbox &) {
+    const bool queued = m_setup.host->postTask([this, reactor, request, reply](e::SimNode &node, double, e::Outbox &) {
         torch::NoGradGuard noGrad;
         const auto x = imageTensor(request->image(), m_setup.model->device);
         if (m_setup.centerModel) {
@@ -105,6 +109,8 @@ grpc::ServerUnaryReactor *InferenceService::Classify(grpc::CallbackServerContext
             reactor->Finish(grpc::Status::OK);
         });
     });
+    if (!queued)
+        reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "this node is shutting down"));
     return reactor;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "flood_guard.h"
 #include "node_host.h"
 
 #include "core/engine/sim/node_context.h"
@@ -51,6 +52,9 @@ private:
     Setup m_setup;                  // set before m_ready
     std::atomic<bool> m_ready{false};
     std::unique_ptr<engine::FlatModel> m_centerScratch; // node's thread only
+    // Each request is a forward pass on the node's thread, which trains:
+    // a caller over this rate is refused before it queues anything.
+    FloodGuard m_flood{500, 1000};
 };
 
 } // namespace synaptic::rpc

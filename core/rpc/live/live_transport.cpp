@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace synaptic::rpc {
 
@@ -242,9 +243,16 @@ std::function<void()> LiveTransport::deliverReliable(Peer &p, std::shared_ptr<e:
                                  std::lock_guard lock(m_mutex);
                                  --m_inFlight;
                                  m_calls.erase(&call->context);
-                                 // Refused as invalid: sending it again cannot help.
+                                 // Refused as invalid or stale, or over a side's message
+                                 // size limit: sending it again cannot help.
+                                 const bool tooLarge = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                                                       status.error_message().find("larger than max") != std::string::npos;
                                  const bool hopeless = status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
-                                                       status.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+                                                       status.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+                                                       tooLarge;
+                                 if (tooLarge)
+                                     std::fprintf(stderr, "live transport: %s to node %d dropped: %s\n",
+                                                  e::messageKindName(m->kind), m->to, status.error_message().c_str());
                                  if (!status.ok() && !hopeless && !m_stop)
                                      schedule(m, attempt + 1, backoffSeconds(attempt));
                                  m_wake.notify_all();

@@ -36,12 +36,15 @@ bool NodeHost::post(engine::Message message) {
     return true;
 }
 
-void NodeHost::postTask(Task task) {
+bool NodeHost::postTask(Task task) {
     {
         std::lock_guard lock(m_mutex);
+        if (m_stop)
+            return false;
         m_inputs.push_back({nullptr, std::move(task)});
     }
     m_wake.notify_one();
+    return true;
 }
 
 std::size_t NodeHost::queued() const {

@@ -45,7 +45,9 @@ public:
     // Any thread. False (and nothing queued) when the queue is full: the
     // caller answers RESOURCE_EXHAUSTED, the node is not flooded.
     bool post(engine::Message message);
-    void postTask(Task task);
+    // False (and nothing queued) once stopped: a call waiting on the task
+    // must then be answered by the caller, or it is never finished.
+    bool postTask(Task task);
 
     std::size_t queued() const;
     // The node has no work left (its finished(), read after every input).

@@ -7,9 +7,12 @@ namespace synaptic::rpc {
 
 namespace {
 
-// Reads a peer's stream of best-effort messages; the first refused one
-// ends the stream with its status (a peer that sends garbage is cut off,
-// and reconnects if it was an accident).
+// Reads a peer's stream of best-effort messages. A message refused as
+// invalid ends the stream with its status (a peer that sends garbage is
+// cut off, and reconnects if it was an accident); one refused for a flood
+// or as stale or replayed is counted and the stream goes on: a slow peer's
+// backlog, or an old message overtaken by a newer one on another path,
+// must not cost the messages queued behind it.
 class StreamReader : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 public:
     StreamReader(PeerService &service, std::string peer, grpc::ByteBuffer *summary)
@@ -24,7 +27,8 @@ public:
             return;
         }
         const auto status = m_service.accept(m_message, m_peer);
-        if (!status.ok() && status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) {
+        if (!status.ok() && status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED &&
+            status.error_code() != grpc::StatusCode::FAILED_PRECONDITION) {
             Finish(status);
             return;
         }

@@ -67,12 +67,15 @@ public:
             std::lock_guard lock(m_mutex);
             m_queue.pop_front();
             m_writing = false;
-            if (!ok) {
-                if (!m_over)
-                    step = endLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "write failed"));
-            } else if (m_finishPending) {
+            // A finish that waited for this write goes out whether or not the
+            // write got through (a cancelled stream fails it): without a
+            // Finish, OnDone never comes and the server cannot shut down.
+            if (m_finishPending) {
                 step.finish = m_finishStatus;
                 m_finishPending = false;
+            } else if (!ok) {
+                if (!m_over)
+                    step = endLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "write failed"));
             } else if (!m_queue.empty() && !m_over) {
                 m_writing = true;
                 step.write = &m_queue.front();
