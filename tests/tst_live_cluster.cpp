@@ -23,7 +23,12 @@ using test::LiveCluster;
 
 namespace {
 
-constexpr int kSteps = 200;
+// 400 steps per edge (51,200 samples): at 200 the final accuracy still
+// swings by 1-2 pp from one run to the next (the simulator's seeds 3 and 4
+// end at 0.829 and 0.847), which a 1 pp comparison cannot tell from a
+// fault; at 400 they end at 0.872 and 0.873.
+constexpr int kSteps = 400;
+constexpr std::uint64_t kBudgetSamples = std::uint64_t(kSteps) * 4 * 32;
 constexpr int kRunMs = 300000;
 
 LiveCluster::Options options() {
@@ -93,18 +98,27 @@ private Q_SLOTS:
     }
 
     void killedEdgeIsNoticedAndCatchesUpBeforeItTrains() {
-        LiveCluster cluster(options());
+        // Killed mid-run (half the sample budget). Until it is back, the
+        // shards it owns stand still in its region (no other edge takes
+        // ownership over, and nothing of an owner survives its process:
+        // issue 15), so what the kill costs grows with how long the edge is
+        // down and how steep the curve still is. It is restarted once the
+        // others trained 1,000 samples without it (the center evaluates
+        // every 1,000 samples so the test sees that soon).
+        auto o = options();
+        o.evalEverySamples = 1000;
+        LiveCluster cluster(o);
         const QString error = cluster.start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QVERIFY(cluster.waitFor([](const auto &ev) { return allTraining(ev, 4); }, 60000));
-        QVERIFY(cluster.waitFor([](const auto &ev) { return samplesSoFar(ev) >= 4000; }, 120000));
+        QVERIFY(cluster.waitFor([](const auto &ev) { return samplesSoFar(ev) >= kBudgetSamples / 2; }, 180000));
 
         cluster.killEdge("eu-1"); // kill -9: no leave, no flush
         QVERIFY2(cluster.waitFor([](const auto &ev) { return LiveCluster::leaseIndex(ev, 1, "down") >= 0; }, 30000),
                  "the center did not notice eu-1's death");
         const auto atDeath = samplesSoFar(cluster.events());
         // The others go on without it.
-        QVERIFY(cluster.waitFor([&](const auto &ev) { return samplesSoFar(ev) >= atDeath + 2000; }, 120000));
+        QVERIFY(cluster.waitFor([&](const auto &ev) { return samplesSoFar(ev) >= atDeath + 1000; }, 120000));
         const int trainingBefore = int(cluster.events().size());
         QVERIFY(LiveCluster::leaseIndex(cluster.events(), 1, "training", trainingBefore) < 0);
 
@@ -121,8 +135,16 @@ private Q_SLOTS:
         finish(cluster, &accuracy);
         if (QTest::currentTestFailed())
             return;
+        // The restarted edge rejoined at its region's step (as a worker of an
+        // elastic job does) and finished with the others: the steps it was
+        // down are missing from the budget, nothing was trained twice.
+        const auto samples = cluster.report().value("samples").toInteger();
+        qInfo("samples trained: %lld of a fault-free run's %llu", samples, (unsigned long long)kBudgetSamples);
+        QVERIFY2(samples < qint64(kBudgetSamples) && samples > qint64(kBudgetSamples) * 9 / 10,
+                 qPrintable(QString::number(samples)));
         qInfo("with a killed edge: final accuracy %.4f (fault-free %.4f)", accuracy, m_faultFree);
-        QVERIFY2(std::isnan(m_faultFree) || std::abs(accuracy - m_faultFree) <= 0.01,
+        QVERIFY2(!std::isnan(m_faultFree), "no fault-free run of the same config to compare with (it failed, or was not run)");
+        QVERIFY2(std::abs(accuracy - m_faultFree) <= 0.01,
                  qPrintable(QString("%1 vs %2").arg(accuracy).arg(m_faultFree)));
     }
 
@@ -219,7 +241,8 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
         qInfo("with a region cut off: final accuracy %.4f (fault-free %.4f)", accuracy, m_faultFree);
-        QVERIFY2(std::isnan(m_faultFree) || std::abs(accuracy - m_faultFree) <= 0.01,
+        QVERIFY2(!std::isnan(m_faultFree), "no fault-free run of the same config to compare with (it failed, or was not run)");
+        QVERIFY2(std::abs(accuracy - m_faultFree) <= 0.01,
                  qPrintable(QString("%1 vs %2").arg(accuracy).arg(m_faultFree)));
     }
 };

@@ -33,13 +33,13 @@ std::string nodeUsage() {
            "         exit codes: 0 ok, 1 failed or unreadable file, 2 usage, 3 damaged recording\n"
            "                     (read as far as possible) or a rerun that differs\n"
            "       synaptic-node center --config FILE [--listen ADDR] [--steps N] [--eval-every-samples N]\n"
-           "                            [--report FILE] [--exit-when-done] LIVE-OPTIONS\n"
+           "                            [--report FILE] [--exit-when-done] [--start-timeout S] LIVE-OPTIONS\n"
            "         the center of a live cluster (synaptic, param_server or diloco); edges join it\n"
            "       synaptic-node edge --center ADDR --name NAME [--listen ADDR] [--advertise ADDR]\n"
            "                          [--join-timeout S] LIVE-OPTIONS\n"
            "         one edge of the config the center runs: region, data and peers come from the center\n"
            "       synaptic-node cluster --config FILE [--steps N] [--eval-every-samples N] [--report FILE]\n"
-           "                             [--exit-when-done] LIVE-OPTIONS\n"
+           "                             [--exit-when-done] [--start-timeout S] LIVE-OPTIONS\n"
            "         a center and every edge of the config as processes on this machine;\n"
            "         prints where they listen; Ctrl+C or SIGTERM stops them all\n"
            "         LIVE-OPTIONS: --token-file FILE (required) and either --tls-cert FILE --tls-key FILE\n"
@@ -259,6 +259,8 @@ NodeCommand parseCenterCommand(const std::vector<std::string> &args, NodeCommand
                                             if (c.stepsPerEdge == 0) throw ConfigError(f, "must be at least 1"); }},
         {"--eval-every-samples", [&](auto &f, auto &v) { c.evalEverySamples = parseNumber<std::uint64_t>(f, v); }},
         {"--report", [&](auto &, auto &v) { c.reportPath = v; }},
+        {"--start-timeout", [&](auto &f, auto &v) { c.startTimeoutSeconds = parseNumber<double>(f, v);
+                                                    if (!(c.startTimeoutSeconds >= 0)) throw ConfigError(f, "must be >= 0"); }},
     };
     if (kind == NodeCommand::Kind::Center)
         flags["--listen"] = [&](auto &, auto &v) { c.listen = v; };

@@ -93,9 +93,10 @@ int runCenter(const NodeCommand &cmd) {
 int runEdge(const NodeCommand &cmd) {
     installStopSignals();
     rpc::EdgeProcess edge(cmd.edge);
-    const std::string address = edge.start();
-    std::printf("edge %s listening on %s\n", cmd.edge.name.c_str(), address.c_str());
-    std::fflush(stdout);
+    edge.start([&](const std::string &address) {
+        std::printf("edge %s listening on %s\n", cmd.edge.name.c_str(), address.c_str());
+        std::fflush(stdout);
+    });
     if (edge.wait(stopRequested())) {
         // The kill command: gone at once, as kill -9 would leave it (no
         // leave, no flush): what the protocol must survive.
@@ -118,6 +119,7 @@ int runCluster(const NodeCommand &cmd) {
     if (cmd.center.stepsPerEdge > 0)
         centerArgs.insert(centerArgs.end(), {"--steps", std::to_string(cmd.center.stepsPerEdge)});
     centerArgs.insert(centerArgs.end(), {"--eval-every-samples", std::to_string(cmd.center.evalEverySamples)});
+    centerArgs.insert(centerArgs.end(), {"--start-timeout", std::to_string(cmd.center.startTimeoutSeconds)});
     if (!cmd.center.reportPath.empty())
         centerArgs.insert(centerArgs.end(), {"--report", cmd.center.reportPath});
     if (cmd.center.exitWhenDone)

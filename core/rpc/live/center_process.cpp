@@ -82,7 +82,20 @@ struct CenterProcess::Impl final : CenterBackend {
     std::uint64_t routingPushed = std::numeric_limits<std::uint64_t>::max();
     bool stopping = false;
     bool finished = false;
-    double firstJoin = -1;
+    double firstJoin = -1;      // when the run started (the start gate opened)
+    // The start gate: joins are answered only once every edge of the config
+    // has joined, or startTimeoutSeconds after the first did, so the edges
+    // start together as in the simulator (edges that join later are
+    // answered at once).
+    struct WaitingJoin {
+        const v1::JoinRequest *request; // gRPC's, valid until `done`
+        int node;
+        v1::JoinReply *reply;
+        std::function<void(grpc::Status)> done;
+    };
+    std::vector<WaitingJoin> waitingToStart;
+    bool started = false;
+    double startDeadline = -1;
     LiveRunSummary result;
     std::uint64_t nextEval = 0;
     std::thread ticker;
@@ -199,6 +212,9 @@ struct CenterProcess::Impl final : CenterBackend {
             if (stopping)
                 return;
             stopping = true;
+            for (auto &w : waitingToStart) // answered, or the server never finishes shutting down
+                w.done(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the center is shutting down"));
+            waitingToStart.clear();
             for (auto &[node, w] : edgeWatch) {
                 v1::ClusterUpdate u;
                 u.mutable_stop()->set_reason("the center is shutting down");
@@ -210,15 +226,18 @@ struct CenterProcess::Impl final : CenterBackend {
             ticker.join();
         if (evaluator.joinable())
             evaluator.join();
-        if (host)
-            host->stop();
-        if (transport)
-            transport->stop();
+        // The server first: a call in flight may wait on a task of the node's
+        // thread (Join, Classify), which must still run to finish it, or
+        // Wait() never returns. Then the node, then its transport.
         if (server) {
             server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
             server->Wait();
             server.reset();
         }
+        if (host)
+            host->stop();
+        if (transport)
+            transport->stop();
         cleanUp(); // the streams the shutdown ended
     }
 
@@ -238,16 +257,68 @@ struct CenterProcess::Impl final : CenterBackend {
             done(grpc::Status(grpc::StatusCode::NOT_FOUND, why));
             return;
         }
+        std::vector<WaitingJoin> startNow;
         {
             std::lock_guard lock(mutex);
-            if (firstJoin < 0)
-                firstJoin = now;
+            if (!started) {
+                if (startDeadline < 0)
+                    startDeadline = now + options.startTimeoutSeconds;
+                std::erase_if(waitingToStart, [&](const WaitingJoin &w) {
+                    if (w.node != node)
+                        return false;
+                    w.done(grpc::Status(grpc::StatusCode::ABORTED, "the same edge joined again"));
+                    return true;
+                });
+                waitingToStart.push_back({&request, node, reply, std::move(done)});
+                std::fprintf(stderr, "center: %s joined as node %d from %s, waiting for the others\n",
+                             request.name().c_str(), node, request.address().c_str());
+                if (!allJoinedOrLate(now))
+                    return; // the ticker opens the gate at the deadline
+                startNow = openStartGate(now);
+            }
         }
+        if (!startNow.empty()) {
+            for (auto &w : startNow)
+                answerJoin(*w.request, w.node, w.reply, std::move(w.done));
+            return;
+        }
+        answerJoin(request, node, reply, std::move(done));
+    }
+
+    // Mutex held.
+    bool allJoinedOrLate(double now) const {
+        int up = 0;
+        for (const auto &entry : state->edges())
+            up += entry.up ? 1 : 0;
+        return up >= shape->edgeCount() || now >= startDeadline;
+    }
+
+    // Mutex held. The joins to answer now that the run starts.
+    std::vector<WaitingJoin> openStartGate(double now) {
+        started = true;
+        firstJoin = now;
+        std::fprintf(stderr, "center: the run starts with %zu of %d edges\n", waitingToStart.size(),
+                     shape->edgeCount());
+        return std::exchange(waitingToStart, {});
+    }
+
+    void answerJoin(const v1::JoinRequest &request, int node, v1::JoinReply *reply,
+                    std::function<void(grpc::Status)> done) {
         const int edge = e::ClusterShape::edgeOfNode(node);
         const int region = shape->regionOfEdge[std::size_t(edge)];
         reply->set_node(node);
         reply->set_incarnation(state->edge(node).joins - 1);
         reply->set_steps_per_edge(options.stepsPerEdge);
+        // A restarted edge rejoins at its region's step, as a worker of an
+        // elastic data-parallel job rejoins at the job's: the steps it
+        // missed while down are skipped, not trained alone after the others
+        // finished (a lone edge's tail costs more accuracy than the samples
+        // it would add).
+        std::uint64_t regionStep = 0;
+        for (const auto &entry : state->edges())
+            if (shape->regionOfEdge[std::size_t(e::ClusterShape::edgeOfNode(entry.node))] == region)
+                regionStep = std::max(regionStep, entry.stepsDone);
+        reply->set_steps_done(regionStep);
         reply->set_run_id(runId);
         for (auto i : partition[std::size_t(edge)])
             reply->add_partition(std::uint32_t(i));
@@ -270,7 +341,7 @@ struct CenterProcess::Impl final : CenterBackend {
         }
         // The model to start from, with the config's knobs as they are now:
         // both belong to the node's thread.
-        host->postTask([this, reply, done, edge, region](e::SimNode &center, double now, e::Outbox &) {
+        const bool queued = host->postTask([this, reply, done, edge, region](e::SimNode &center, double now, e::Outbox &) {
             reply->set_config_json(e::clusterConfigToJson(config));
             // The table folds the center's own reports on this thread, so its
             // center versions are those of the values below.
@@ -293,6 +364,10 @@ struct CenterProcess::Impl final : CenterBackend {
             reply->set_cluster_time(now);
             done(grpc::Status::OK);
         });
+        if (!queued) {
+            done(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the center is shutting down"));
+            return;
+        }
         std::fprintf(stderr, "center: %s joined as node %d from %s\n", request.name().c_str(), node,
                      request.address().c_str());
     }
@@ -467,7 +542,12 @@ struct CenterProcess::Impl final : CenterBackend {
             wake.wait_for(lock, kTick);
             if (stopping)
                 break;
+            std::vector<WaitingJoin> startNow;
+            if (!started && startDeadline >= 0 && allJoinedOrLate(clock.now()))
+                startNow = openStartGate(clock.now());
             lock.unlock();
+            for (auto &w : startNow)
+                answerJoin(*w.request, w.node, w.reply, std::move(w.done));
             cleanUp();
             if (const double now = clock.now(); now - lastLinkReport >= 1.0) {
                 for (const auto &[peer, bytes] : transport->takeIntervalBytes())

@@ -75,9 +75,13 @@ bool CenterState::foldBatch(int node, const std::string &incarnation, std::uint6
     entry.wireBytes = wireBytes;
     entry.rejected = rejected;
     (void)now;
-    for (const auto &[time, report] : reports)
-        if (inRange(report))
-            m_folder->fold(time, report);
+    for (const auto &[time, report] : reports) {
+        if (!inRange(report))
+            continue;
+        if (std::holds_alternative<e::StepReport>(report))
+            ++entry.stepsDone; // a restarted edge of its region resumes from the furthest
+        m_folder->fold(time, report);
+    }
     return true;
 }
 

@@ -30,6 +30,7 @@ struct EdgeEntry {
     std::uint64_t rejected = 0;  // inputs it refused
     double joinedAt = 0;
     std::uint32_t joins = 0;     // how many times it has joined
+    std::uint64_t stepsDone = 0; // training steps its processes reported, over all of them
 };
 
 // The cluster as the center's driver sees it (the live counterpart of

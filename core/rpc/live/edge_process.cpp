@@ -22,6 +22,7 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -102,11 +103,13 @@ struct EdgeProcess::Impl {
 
     // ---- joining ---------------------------------------------------------
 
-    std::string start() {
+    std::string start(const std::function<void(const std::string &)> &listening) {
         gate = std::make_shared<TokenGate>(security.token);
         int port = 0;
         server = buildServer(options.listen, {&peerService, &inferenceService}, security, gate, limits, port);
         address = options.advertise.empty() ? boundAddress(options.listen, port) : options.advertise;
+        if (listening)
+            listening(address);
         centerChannel = openChannel(options.center, security, limits);
         cluster = v1::Cluster::NewStub(centerChannel);
         centerInference = v1::Inference::NewStub(centerChannel);
@@ -129,7 +132,10 @@ struct EdgeProcess::Impl {
         double backoff = 0.2;
         for (;;) {
             grpc::ClientContext ctx;
-            ctx.set_deadline(deadlineIn(kCallSeconds));
+            // The center answers once the run starts (its start gate waits
+            // for the other edges): wait for it as long as we keep trying.
+            const double left = std::chrono::duration<double>(giveUp - std::chrono::steady_clock::now()).count();
+            ctx.set_deadline(deadlineIn(std::max(kCallSeconds, left)));
             v1::JoinReply reply;
             const auto sent = ClusterClock::Steady::now();
             const auto status = cluster->Join(&ctx, request, &reply);
@@ -178,7 +184,12 @@ struct EdgeProcess::Impl {
         for (auto i : reply.partition())
             if (i < set.size())
                 context.partition.push_back(i);
-        context.stepsPerEdge = reply.steps_per_edge();
+        // A restarted edge trains what its budget has left from its region's
+        // step (the center's steps_done), so it finishes with the others.
+        // At least one step (0 would mean no budget at all).
+        context.stepsPerEdge = reply.steps_per_edge() == 0 ? 0
+                               : std::max<std::uint64_t>(1, reply.steps_per_edge() -
+                                                                std::min(reply.steps_per_edge(), reply.steps_done()));
         context.incarnation = reply.incarnation();
         context.realTime = true;
         edgeUp.assign(std::size_t(shape->edgeCount()), false);
@@ -420,14 +431,16 @@ struct EdgeProcess::Impl {
             reporter.join();
         if (watch)
             watch->cancel();
-        if (host)
-            host->stop();
-        if (transport)
-            transport->stop();
+        // The server before the node: a Classify in flight waits on a task
+        // of the node's thread, which must still run to finish the call.
         if (server) {
             server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
             server->Wait();
         }
+        if (host)
+            host->stop();
+        if (transport)
+            transport->stop();
     }
 };
 
@@ -435,7 +448,9 @@ EdgeProcess::EdgeProcess(EdgeOptions options) : m_impl(std::make_unique<Impl>(st
 
 EdgeProcess::~EdgeProcess() = default;
 
-std::string EdgeProcess::start() { return m_impl->start(); }
+std::string EdgeProcess::start(const std::function<void(const std::string &)> &listening) {
+    return m_impl->start(listening);
+}
 
 bool EdgeProcess::wait(const std::atomic<bool> &stop) {
     std::unique_lock lock(m_impl->mutex);

@@ -3,6 +3,7 @@
 #include "live_options.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,10 +22,13 @@ public:
     explicit EdgeProcess(EdgeOptions options);
     ~EdgeProcess();
 
-    // Listens, then joins (retrying until options.joinTimeoutSeconds).
-    // Returns the address its Peer service listens on. Throws on failure
-    // (cannot listen, the center refused, never reached).
-    std::string start();
+    // Listens, tells `listening` where (before joining: the center holds
+    // joins until the run starts, and a launcher starting edges one after
+    // another waits for this), then joins (retrying until
+    // options.joinTimeoutSeconds). Returns the address its Peer service
+    // listens on. Throws on failure (cannot listen, the center refused,
+    // never reached).
+    std::string start(const std::function<void(const std::string &address)> &listening = {});
     // Blocks until `stop` is set or the center stopped this edge. Returns
     // true when the center asked it to crash (the kill command).
     bool wait(const std::atomic<bool> &stop);

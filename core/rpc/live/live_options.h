@@ -26,6 +26,7 @@ struct CenterOptions {
     std::uint64_t evalEverySamples = 7680; // an evaluation of the global model every so many samples
     std::string reportPath;               // JSON report when the run finishes
     bool exitWhenDone = false;            // leave once every edge used its budget and the final check ran
+    double startTimeoutSeconds = 30;      // the run starts when every edge joined, or this long after the first
 };
 
 // synaptic-node edge --center ADDR --name NAME

@@ -14,6 +14,9 @@ constexpr std::size_t kChecksumHistory = 16;
 // A region that has not reported this long after the first one is merged
 // without: a partitioned region must not stop the others.
 constexpr double kMergeDeadlineSeconds = 2.0;
+// A region that sent a delta this recently still trains: a merge it is
+// not part of weighs the others' deltas as a share of all such regions.
+constexpr double kActiveRegionSeconds = 3 * kMergeDeadlineSeconds;
 } // namespace
 
 SynapticCenter::SynapticCenter(const NodeContext &ctx)
@@ -121,6 +124,7 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         return;
     if (m.buffers.defined())
         m_buffers[m.from] = m.buffers;
+    m_lastDeltaAt[region] = now;
     std::vector<int> ready;
     for (auto &item : m.shards) {
         if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size())
@@ -170,7 +174,15 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             for (const auto *r : valid)
                 sum = sum.defined() ? sum.add_(r->item.data) : r->item.data.clone();
             const auto before = s.global.clone();
-            m_outer.step(s.global, sum.div_(double(valid.size())), s.momentum);
+            // The mean over every region still training, not only those in
+            // this merge: regions out of step (one merged at its deadline,
+            // the other later) then move the global model as far as regions
+            // merged together, instead of each adding its whole delta.
+            std::size_t training = 0;
+            for (const auto &[region, at] : m_lastDeltaAt)
+                if (now - at <= kActiveRegionSeconds)
+                    ++training;
+            m_outer.step(s.global, sum.div_(double(std::max(valid.size(), training))), s.momentum);
             ++s.version;
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));
             if (s.checksums.size() > kChecksumHistory)
