@@ -44,10 +44,15 @@ private Q_SLOTS:
         for (int i = 0; i < int(FloodGuard::kMaxBuckets) * 3; ++i)
             QVERIFY(guard.allow("ipv4:10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ":9"));
         QVERIFY2(guard.buckets() <= FloodGuard::kMaxBuckets, qPrintable(QString::number(guard.buckets())));
-        FloodGuard busy(0.001, 2); // nothing refills: every bucket is still in use and kept
+        FloodGuard busy(0.001, 2); // nothing refills: the longest idle goes
         for (int i = 0; i < int(FloodGuard::kMaxBuckets) + 10; ++i)
             busy.allow("ipv4:10.2." + std::to_string(i / 256) + "." + std::to_string(i % 256) + ":9");
-        QCOMPARE(busy.buckets(), FloodGuard::kMaxBuckets + 10);
+        QCOMPARE(busy.buckets(), FloodGuard::kMaxBuckets);
+        // The newest host kept its spent budget; the first one was dropped.
+        const int last = int(FloodGuard::kMaxBuckets) + 9;
+        const std::string newest = "ipv4:10.2." + std::to_string(last / 256) + "." + std::to_string(last % 256) + ":9";
+        QVERIFY(busy.allow(newest));
+        QVERIFY(!busy.allow(newest));
     }
 };
 

@@ -21,9 +21,11 @@ class CenterBackend {
 public:
     virtual ~CenterBackend() = default;
 
-    // Fills `reply` for a joining edge, then calls done(status) (on any thread).
-    virtual void join(const v1::JoinRequest &request, v1::JoinReply *reply,
-                      std::function<void(grpc::Status)> done) = 0;
+    // Fills `reply` for a joining edge, then calls done(status) (on any
+    // thread). `cancelled` says whether the caller gave up (or died) while
+    // its join waits for the run to start; valid until `done`.
+    virtual void join(const v1::JoinRequest &request, v1::JoinReply *reply, std::function<void(grpc::Status)> done,
+                      std::function<bool()> cancelled) = 0;
     // The edge's watch stream: peers, commands and stop go out on it; when it
     // ends, the edge is down.
     virtual grpc::Status attachWatch(const v1::WatchRequest &request, QueuedWriter<v1::ClusterUpdate> *writer) = 0;

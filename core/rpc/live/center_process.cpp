@@ -92,6 +92,7 @@ struct CenterProcess::Impl final : CenterBackend {
         int node;
         v1::JoinReply *reply;
         std::function<void(grpc::Status)> done;
+        std::function<bool()> cancelled; // the edge gave up or died while waiting
     };
     std::vector<WaitingJoin> waitingToStart;
     bool started = false;
@@ -249,7 +250,8 @@ struct CenterProcess::Impl final : CenterBackend {
                 w->push(update);
     }
 
-    void join(const v1::JoinRequest &request, v1::JoinReply *reply, std::function<void(grpc::Status)> done) override {
+    void join(const v1::JoinRequest &request, v1::JoinReply *reply, std::function<void(grpc::Status)> done,
+              std::function<bool()> cancelled) override {
         std::string why;
         const double now = clock.now();
         const int node = state->join(request.name(), request.address(), request.incarnation(), now, why);
@@ -259,7 +261,12 @@ struct CenterProcess::Impl final : CenterBackend {
         }
         std::vector<WaitingJoin> startNow;
         {
-            std::lock_guard lock(mutex);
+            std::unique_lock lock(mutex);
+            if (stopping) { // stop() has answered the waiting joins already
+                lock.unlock();
+                done(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the center is shutting down"));
+                return;
+            }
             if (!started) {
                 if (startDeadline < 0)
                     startDeadline = now + options.startTimeoutSeconds;
@@ -269,7 +276,7 @@ struct CenterProcess::Impl final : CenterBackend {
                     w.done(grpc::Status(grpc::StatusCode::ABORTED, "the same edge joined again"));
                     return true;
                 });
-                waitingToStart.push_back({&request, node, reply, std::move(done)});
+                waitingToStart.push_back({&request, node, reply, std::move(done), std::move(cancelled)});
                 std::fprintf(stderr, "center: %s joined as node %d from %s, waiting for the others\n",
                              request.name().c_str(), node, request.address().c_str());
                 if (!allJoinedOrLate(now))
@@ -283,6 +290,21 @@ struct CenterProcess::Impl final : CenterBackend {
             return;
         }
         answerJoin(request, node, reply, std::move(done));
+    }
+
+    // Mutex held. An edge that gave up waiting (or died) is down again: the
+    // run must not start counting on it.
+    void dropCancelledJoins(double now) {
+        std::erase_if(waitingToStart, [&](WaitingJoin &w) {
+            if (!w.cancelled())
+                return false;
+            const std::string incarnation = w.request->incarnation(); // the request dies with `done`
+            const std::string name = w.request->name();
+            w.done(grpc::Status(grpc::StatusCode::CANCELLED, "the edge left before the run started"));
+            state->markDown(w.node, incarnation, now, false);
+            std::fprintf(stderr, "center: %s left before the run started\n", name.c_str());
+            return true;
+        });
     }
 
     // Mutex held.
@@ -318,6 +340,7 @@ struct CenterProcess::Impl final : CenterBackend {
         for (const auto &entry : state->edges())
             if (shape->regionOfEdge[std::size_t(e::ClusterShape::edgeOfNode(entry.node))] == region)
                 regionStep = std::max(regionStep, entry.stepsDone);
+        state->resumeAt(node, regionStep); // where it stands now, for the next to rejoin
         reply->set_steps_done(regionStep);
         reply->set_run_id(runId);
         for (auto i : partition[std::size_t(edge)])
@@ -339,6 +362,9 @@ struct CenterProcess::Impl final : CenterBackend {
             p->set_up(true);
             broadcast(u, node);
         }
+        // Before the task: once it ran, `done` may have freed the request.
+        std::fprintf(stderr, "center: %s starts as node %d from %s\n", request.name().c_str(), node,
+                     request.address().c_str());
         // The model to start from, with the config's knobs as they are now:
         // both belong to the node's thread.
         const bool queued = host->postTask([this, reply, done, edge, region](e::SimNode &center, double now, e::Outbox &) {
@@ -368,8 +394,6 @@ struct CenterProcess::Impl final : CenterBackend {
             done(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the center is shutting down"));
             return;
         }
-        std::fprintf(stderr, "center: %s joined as node %d from %s\n", request.name().c_str(), node,
-                     request.address().c_str());
     }
 
     grpc::Status attachWatch(const v1::WatchRequest &request, QueuedWriter<v1::ClusterUpdate> *writer) override {
@@ -543,8 +567,11 @@ struct CenterProcess::Impl final : CenterBackend {
             if (stopping)
                 break;
             std::vector<WaitingJoin> startNow;
-            if (!started && startDeadline >= 0 && allJoinedOrLate(clock.now()))
-                startNow = openStartGate(clock.now());
+            if (!started && startDeadline >= 0) {
+                dropCancelledJoins(clock.now());
+                if (allJoinedOrLate(clock.now()))
+                    startNow = openStartGate(clock.now());
+            }
             lock.unlock();
             for (auto &w : startNow)
                 answerJoin(*w.request, w.node, w.reply, std::move(w.done));

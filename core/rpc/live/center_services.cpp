@@ -15,7 +15,9 @@ grpc::ServerUnaryReactor *finished(grpc::CallbackServerContext *context, const g
 grpc::ServerUnaryReactor *ClusterService::Join(grpc::CallbackServerContext *context, const v1::JoinRequest *request,
                                                v1::JoinReply *reply) {
     auto *reactor = context->DefaultReactor();
-    m_backend.join(*request, reply, [reactor](grpc::Status status) { reactor->Finish(status); });
+    m_backend.join(
+        *request, reply, [reactor](grpc::Status status) { reactor->Finish(status); },
+        [context] { return context->IsCancelled(); });
     return reactor;
 }
 

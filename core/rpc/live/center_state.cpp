@@ -1,5 +1,7 @@
 #include "center_state.h"
 
+#include <algorithm>
+
 namespace synaptic::rpc {
 
 namespace e = synaptic::engine;
@@ -45,6 +47,13 @@ int CenterState::join(const std::string &name, const std::string &address, const
     }
     why = "no edge named \"" + name + "\" in the center's config";
     return -1;
+}
+
+void CenterState::resumeAt(int node, std::uint64_t steps) {
+    std::lock_guard lock(m_mutex);
+    const int edge = e::ClusterShape::edgeOfNode(node);
+    if (edge >= 0 && edge < int(m_edges.size()))
+        m_edges[std::size_t(edge)].stepsDone = std::max(m_edges[std::size_t(edge)].stepsDone, steps);
 }
 
 void CenterState::markDown(int node, const std::string &incarnation, double now, bool left) {

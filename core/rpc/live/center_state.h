@@ -49,6 +49,9 @@ public:
              std::string &why);
     // The edge's process is gone (its watch stream ended) or left.
     void markDown(int node, const std::string &incarnation, double now, bool left);
+    // A (re)joining edge starts at step `steps` of its region: its count
+    // goes on from there.
+    void resumeAt(int node, std::uint64_t steps);
     // A batch of reports from `node`; false if it is a resent batch or from an old incarnation.
     bool foldBatch(int node, const std::string &incarnation, std::uint64_t sequence, double now,
                    const std::vector<std::pair<double, engine::NodeReport>> &reports, bool finished,

@@ -20,6 +20,12 @@ bool FloodGuard::allow(const std::string &peer) {
     std::lock_guard lock(m_mutex);
     if (m_buckets.size() >= kMaxBuckets)
         dropRefilled(now);
+    if (m_buckets.size() >= kMaxBuckets) { // all in use: the one idle longest goes
+        const auto oldest = std::min_element(m_buckets.begin(), m_buckets.end(), [](const auto &a, const auto &b) {
+            return a.second.last < b.second.last;
+        });
+        m_buckets.erase(oldest);
+    }
     auto [it, fresh] = m_buckets.try_emplace(hostOf(peer), Bucket{m_burst, now});
     auto &b = it->second;
     if (!fresh) {

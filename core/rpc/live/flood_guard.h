@@ -13,7 +13,8 @@ namespace synaptic::rpc {
 // Buckets are keyed by the caller's address without its port, so opening
 // new connections does not buy a fresh budget; processes on one host share
 // it. The map stays bounded: a bucket idle long enough to have refilled is
-// the same as none, and such buckets are dropped once there are many.
+// the same as none, and such buckets are dropped once there are many; if
+// none has refilled, the one idle longest is dropped.
 // Any thread.
 class FloodGuard {
 public:
