@@ -75,19 +75,10 @@ void ClusterSession::stopRecording() {
 }
 
 ClusterSession::RecordingStatus ClusterSession::recordingStatus() const {
-    RecordingStatus status;
     std::lock_guard rec(m_recMutex);
     if (!m_recorder)
-        return status;
-    const auto s = m_recorder->stats();
-    status.active = true;
-    status.path = m_recordPath;
-    status.wallSeconds = m_recordClock.elapsed() / 1e3;
-    status.bytes = s.bytes;
-    status.events = s.events;
-    status.dropped = s.dropped;
-    status.error = QString::fromStdString(s.error);
-    return status;
+        return {};
+    return activeRecordingStatus(m_recorder->stats(), m_recordPath, m_recordClock.elapsed() / 1e3);
 }
 
 } // namespace synaptic::ui

@@ -43,4 +43,17 @@ QString ClusterSource::recordingSummary(const session::RecorderStats &s) {
     return summary;
 }
 
+ClusterSource::RecordingStatus ClusterSource::activeRecordingStatus(const session::RecorderStats &s,
+                                                                   const QString &path, double wallSeconds) {
+    RecordingStatus status;
+    status.active = true;
+    status.path = path;
+    status.wallSeconds = wallSeconds;
+    status.bytes = s.bytes;
+    status.events = s.events;
+    status.dropped = s.dropped;
+    status.error = QString::fromStdString(s.error);
+    return status;
+}
+
 } // namespace synaptic::ui

@@ -101,6 +101,9 @@ protected:
     void forgetRouting() { m_routing.reset(); }
     // What recordingStopped() says about a finished file.
     static QString recordingSummary(const session::RecorderStats &stats);
+    // What recordingStatus() says about a recording in progress.
+    static RecordingStatus activeRecordingStatus(const session::RecorderStats &stats, const QString &path,
+                                                 double wallSeconds);
 
 private:
     State m_state = State::Idle;

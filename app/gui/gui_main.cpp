@@ -20,6 +20,23 @@
 #include <cstdio>
 #include <memory>
 
+namespace {
+
+// --layout and --record on a control-plane window (embedded or connected);
+// false, with the reason on stderr, when either fails.
+bool applyLayoutAndRecording(synaptic::ui::ControlPlaneWindow &w, const synaptic::app::GuiOptions &options) {
+    QString error;
+    if (!options.layoutPath.isEmpty())
+        error = w.loadLayout(options.layoutPath);
+    if (error.isEmpty() && !options.recordPath.isEmpty())
+        error = w.startRecording(options.recordPath);
+    if (!error.isEmpty())
+        std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
+    return error.isEmpty();
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Synaptic");
@@ -55,20 +72,8 @@ int main(int argc, char **argv) {
         }
         auto *w = synaptic::ui::remoteWindow(options.remote, described.config);
         window.reset(w);
-        if (!options.layoutPath.isEmpty()) {
-            const QString error = w->loadLayout(options.layoutPath);
-            if (!error.isEmpty()) {
-                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
-                return 2;
-            }
-        }
-        if (!options.recordPath.isEmpty()) {
-            const QString error = w->startRecording(options.recordPath);
-            if (!error.isEmpty()) {
-                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
-                return 2;
-            }
-        }
+        if (!applyLayoutAndRecording(*w, options))
+            return 2;
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
     } else if (!options.replayPath.isEmpty()) {
@@ -107,20 +112,8 @@ int main(int argc, char **argv) {
         w->setBudget(options.stepsPerEdge, 0);
         for (const auto &c : options.commands)
             w->session().submit(c); // each waits for its virtual time
-        if (!options.layoutPath.isEmpty()) {
-            const QString error = w->loadLayout(options.layoutPath);
-            if (!error.isEmpty()) {
-                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
-                return 2;
-            }
-        }
-        if (!options.recordPath.isEmpty()) {
-            const QString error = w->startRecording(options.recordPath);
-            if (!error.isEmpty()) {
-                std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(error));
-                return 2;
-            }
-        }
+        if (!applyLayoutAndRecording(*w, options))
+            return 2;
         window.reset(w);
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);

@@ -71,19 +71,10 @@ void RemoteClusterSession::stopRecording() {
 }
 
 ClusterSource::RecordingStatus RemoteClusterSession::recordingStatus() const {
-    RecordingStatus status;
     std::lock_guard lock(m_recMutex);
     if (!m_recorder)
-        return status;
-    const auto s = m_recorder->stats();
-    status.active = true;
-    status.path = m_recordPath;
-    status.wallSeconds = m_recordClock.elapsed() / 1e3;
-    status.bytes = s.bytes;
-    status.events = s.events;
-    status.dropped = s.dropped;
-    status.error = QString::fromStdString(s.error);
-    return status;
+        return {};
+    return activeRecordingStatus(m_recorder->stats(), m_recordPath, m_recordClock.elapsed() / 1e3);
 }
 
 } // namespace synaptic::ui
