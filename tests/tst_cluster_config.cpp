@@ -17,7 +17,8 @@ private Q_SLOTS:
         const std::string path = qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() + "/default_cluster.json";
         const ClusterConfig c = loadClusterConfig(path);
         QCOMPARE(c.regions.size(), std::size_t(3));
-        QCOMPARE(c.edgeCount(), 12);
+        QCOMPARE(c.edgeCount(), 24);
+        QCOMPARE(c.batchSize, 32); // halved with twice the edges: a cluster step trains as many samples (issue 14)
         for (const auto &r : c.regions)
             for (const auto &e : r.edges)
                 QCOMPARE(e.gflops, 100.0);
