@@ -53,7 +53,14 @@ private Q_SLOTS:
         QTest::newRow("empty regions") << R"({"regions": []})" << "regions: must be a non-empty array";
         QTest::newRow("unknown top key") << R"({"region": []})" << "region: unknown key";
         QTest::newRow("bad strategy") << R"({"strategy": "magic", "regions": []})"
-                                      << "strategy: must be one of synaptic, param_server, allreduce, diloco, gossip";
+                                      << "strategy: must be one of synaptic, param_server, allreduce, diloco, hier_allreduce, "
+                                         "hier_diloco, gossip";
+        QTest::newRow("bad codec") << R"({"codecs": {"center": "int4"}, "regions": []})"
+                                   << "codecs.center: unknown codec 'int4'";
+        QTest::newRow("bad top-k") << R"({"codecs": {"gradients": "topk:2"}, "regions": []})"
+                                   << "codecs.gradients: codec 'topk:2': the top-k fraction must be a number in (0, 1]";
+        QTest::newRow("unknown codec class") << R"({"codecs": {"weights": "fp16"}, "regions": []})"
+                                             << "codecs.weights: unknown key";
         QTest::newRow("region without name") << R"({"regions": [{"edges": [{}]}]})" << "regions[0].name: is required";
         QTest::newRow("region without edges") << R"({"regions": [{"name": "a", "edges": []}]})"
                                               << "regions[0].edges: must be a non-empty array";

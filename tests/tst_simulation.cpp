@@ -304,6 +304,71 @@ private Q_SLOTS:
         QCOMPARE(r.totalBytes, r.bytesToCenter);
     }
 
+    // The hierarchical baselines (issue 14) move what their arithmetic says:
+    // payload floats counted from the algorithm, plus at most 64 bytes of
+    // protobuf fields and gRPC framing per message.
+    void hierarchicalAllReduceBytesFollowItsArithmetic() {
+        ClusterConfig c = m_tiny;
+        c.strategy = "hier_allreduce";
+        const std::uint64_t steps = 4;
+        const auto r = run(c, this->steps(steps)).result;
+        const std::uint64_t P = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan().totalParameters);
+        const std::uint64_t V = P + 2 * (32 + 4 + 32 + 64); // gradient and batch-norm statistics
+        const std::uint64_t R = 2, n = 3;
+        // Per step: a ring in each region moves 2(n-1) chunks per member (V
+        // floats per phase in all), the leaders' ring 2(R-1) phases of V/R
+        // per leader, and each leader sends the sum to its n-1 edges.
+        const std::uint64_t lanFloats = R * 2 * (n - 1) * V + R * (n - 1) * V;
+        const std::uint64_t wanFloats = 2 * (R - 1) * V;
+        const std::uint64_t lanMessages = R * n * 2 * (n - 1) + R * (n - 1);
+        const std::uint64_t wanMessages = R * 2 * (R - 1);
+        QVERIFY2(r.wanBytes >= steps * 4 * wanFloats && r.wanBytes <= steps * (4 * wanFloats + 64 * wanMessages),
+                 qPrintable(QString::number(r.wanBytes)));
+        const std::uint64_t lan = r.totalBytes - r.wanBytes;
+        QVERIFY2(lan >= steps * 4 * lanFloats && lan <= steps * (4 * lanFloats + 64 * lanMessages),
+                 qPrintable(QString::number(lan)));
+        QCOMPARE(r.bytesToCenter, std::uint64_t(0));
+    }
+
+    void hierarchicalDiLoCoBytesFollowItsArithmetic() {
+        ClusterConfig c = m_tiny;
+        c.strategy = "hier_diloco";
+        c.knobs.dilocoLocalSteps = 4;
+        const std::uint64_t steps = 8, rounds = steps / 4;
+        const auto r = run(c, this->steps(steps)).result;
+        const std::uint64_t P = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan().totalParameters);
+        const std::uint64_t B = 2 * (32 + 4 + 32 + 64);
+        const std::uint64_t V = P + B, R = 2, n = 3;
+        // WAN: each round every leader sends its region's delta and
+        // statistics, and gets the global model back. Nothing else crosses.
+        const std::uint64_t wanFloats = rounds * R * (P + B + P);
+        QVERIFY2(r.wanBytes >= 4 * wanFloats && r.wanBytes <= 4 * wanFloats + 64 * rounds * R * 2,
+                 qPrintable(QString::number(r.wanBytes)));
+        QCOMPARE(r.bytesToCenter, r.wanBytes);
+        // LAN: the region's ring every step, the leader's relay every round.
+        const std::uint64_t lanFloats = steps * R * 2 * (n - 1) * V + rounds * R * (n - 1) * P;
+        const std::uint64_t lanMessages = steps * R * n * 2 * (n - 1) + rounds * R * (n - 1);
+        const std::uint64_t lan = r.totalBytes - r.wanBytes;
+        QVERIFY2(lan >= 4 * lanFloats && lan <= 4 * lanFloats + 64 * lanMessages, qPrintable(QString::number(lan)));
+    }
+
+    // Codecs change what goes on the wire, not whether the cluster learns:
+    // int8 center deltas with fp16 values cut synaptic's WAN bytes by far
+    // more than the fp32 run's, and the run still learns.
+    void codecsCutBytesAndStillLearn() {
+        ClusterConfig c = m_tiny;
+        const auto plain = run(c, steps(40)).result;
+        c.codecs.gradients = parseCodec("fp16");
+        c.codecs.values = parseCodec("fp16");
+        c.codecs.center = parseCodec("int8");
+        const auto coded = run(c, steps(40)).result;
+        QVERIFY2(coded.finalAccuracy > 0.6, qPrintable(QString::number(coded.finalAccuracy)));
+        QVERIFY2(double(coded.wanBytes) < 0.4 * double(plain.wanBytes),
+                 qPrintable(QString("%1 vs %2").arg(coded.wanBytes).arg(plain.wanBytes)));
+        QVERIFY2(double(coded.totalBytes) < 0.6 * double(plain.totalBytes),
+                 qPrintable(QString("%1 vs %2").arg(coded.totalBytes).arg(plain.totalBytes)));
+    }
+
     void linkBytesEventsAddUpToTheTotal() {
         const auto r = run(m_tiny, steps(10));
         std::uint64_t sum = 0;
@@ -315,7 +380,7 @@ private Q_SLOTS:
 
     void baselinesLearn_data() {
         QTest::addColumn<QString>("strategy");
-        for (const char *s : {"synaptic", "param_server", "allreduce", "diloco", "gossip"})
+        for (const char *s : {"synaptic", "param_server", "allreduce", "diloco", "gossip", "hier_allreduce", "hier_diloco"})
             QTest::newRow(s) << s;
     }
     void baselinesLearn() {
@@ -327,7 +392,7 @@ private Q_SLOTS:
         QVERIFY(r.curve.size() >= 2);
         QCOMPARE(r.curve.front().accuracy < 0.3, true);
         QVERIFY2(r.finalAccuracy > 0.6, qPrintable(QString("%1 reached only %2").arg(strategy).arg(r.finalAccuracy)));
-        if (c.strategy == "allreduce" || c.strategy == "gossip")
+        if (c.strategy == "allreduce" || c.strategy == "gossip" || c.strategy == "hier_allreduce")
             QCOMPARE(r.bytesToCenter, std::uint64_t(0));
     }
 

@@ -137,6 +137,61 @@ std::vector<Message> everyKind() {
     return out;
 }
 
+// Messages with coded tensors (issue 14), one per codec and field kind:
+// gradients as int8 and top-k, a value delta as fp16, a handoff with its
+// residual and published copy, a full-model delta with its copy version.
+std::vector<Message> codedKinds() {
+    std::vector<Message> out;
+    Message g;
+    g.kind = MessageKind::Gradients;
+    g.from = 3;
+    g.to = 1;
+    g.origin = 2;
+    auto i8 = item(0, 1000);
+    setCoded(i8.data, i8.coding, encode(floats(1000).sin_(), parseCodec("int8")));
+    auto tk = item(5, 4000);
+    setCoded(tk.data, tk.coding, encode(floats(4000).cos_(), parseCodec("topk:0.01")));
+    g.shards = {i8, tk};
+    out.push_back(g);
+    Message v;
+    v.kind = MessageKind::Values;
+    v.from = 1;
+    v.to = 2;
+    auto vd = item(7, 333);
+    vd.delta = true;
+    vd.deltaFrom = 300; // a two-byte tag and a two-byte varint
+    setCoded(vd.data, vd.coding, encode(floats(333).mul_(1e-3), parseCodec("fp16")));
+    v.shards = {vd};
+    out.push_back(v);
+    Message h;
+    h.kind = MessageKind::Handoff;
+    auto hi = item(9, 128);
+    hi.residual = floats(128, -7);
+    hi.published = floats(128, 9);
+    hi.deltaFrom = 4;
+    h.shards.push_back(hi);
+    out.push_back(h);
+    Message fv;
+    fv.kind = MessageKind::FullValues;
+    fv.round = 12;
+    fv.tensorDelta = true;
+    fv.copyVersion = 11;
+    setCoded(fv.tensor, fv.tensorCoding, encode(floats(101056).mul_(1e-4), parseCodec("int8")));
+    out.push_back(fv);
+    Message rc;
+    rc.kind = MessageKind::RingChunk;
+    rc.round = 5103;
+    rc.chunk = 0;
+    setCoded(rc.tensor, rc.tensorCoding, encode(floats(0), parseCodec("int8"))); // an empty chunk
+    out.push_back(rc);
+    return out;
+}
+
+// The fp32 tensor a coded field stands for.
+at::Tensor decoded(const at::Tensor &field, const TensorCoding &c) {
+    return c.codec == Codec::Fp32 ? field : decode(Coded{c.codec, c.numel, field, c.scales, c.indices});
+}
+
 bool sameTensor(const at::Tensor &a, const at::Tensor &b) {
     if (a.defined() != b.defined())
         return false;
@@ -208,6 +263,81 @@ private Q_SLOTS:
         }
     }
 
+    void codedTensorsChargeTheirEncodingAndDecode() {
+        for (const auto &m : codedKinds()) {
+            const auto pb = rpc::toProto(m);
+            QCOMPARE(encodedSize(m), std::uint64_t(pb.ByteSizeLong()));
+            QCOMPARE(std::uint64_t(pb.SerializeAsString().size()), encodedSize(m));
+            synaptic::v1::NodeMessage parsed;
+            QVERIFY(parsed.ParseFromString(pb.SerializeAsString()));
+            const Message back = rpc::fromProto(parsed);
+            QCOMPARE(back.tensorDelta, m.tensorDelta);
+            QCOMPARE(back.copyVersion, m.copyVersion);
+            // The receiver gets the fp32 tensor the codec stands for, and nothing coded.
+            QCOMPARE(back.tensorCoding.codec, Codec::Fp32);
+            QVERIFY(sameTensor(back.tensor, m.tensor.defined() ? decoded(m.tensor, m.tensorCoding) : at::Tensor()));
+            QCOMPARE(back.shards.size(), m.shards.size());
+            for (std::size_t i = 0; i < m.shards.size(); ++i) {
+                const auto &a = back.shards[i];
+                const auto &b = m.shards[i];
+                QCOMPARE(a.coding.codec, Codec::Fp32);
+                QVERIFY(sameTensor(a.data, decoded(b.data, b.coding)));
+                QCOMPARE(a.delta, b.delta);
+                QCOMPARE(a.deltaFrom, b.deltaFrom);
+                QVERIFY(sameTensor(a.residual, b.residual));
+                QVERIFY(sameTensor(a.published, b.published));
+            }
+            // The simulator's receiving side decodes the same way.
+            Message local = m;
+            decodePayloads(local);
+            QVERIFY(sameTensor(local.tensor, back.tensor));
+        }
+        // A coded tensor is far smaller than its fp32 form: the bytes are real.
+        const auto fv = codedKinds()[3];
+        QVERIFY(encodedSize(fv) < 101056 + 4 * 400 + 64);
+    }
+
+    void badCodedTensorsAreRefused_data() {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("scales") << "scales" << "scales for";
+        QTest::newRow("codec") << "codec" << "unknown codec";
+        QTest::newRow("index range") << "range" << "ascending and below numel";
+        QTest::newRow("index order") << "order" << "ascending and below numel";
+        QTest::newRow("numel") << "numel" << "coded values for numel";
+        QTest::newRow("dtype") << "dtype" << "needs INT8 values";
+    }
+    void badCodedTensorsAreRefused() {
+        QFETCH(QString, problem);
+        QFETCH(QString, expected);
+        const bool topk = problem == "range" || problem == "order";
+        Message m = codedKinds()[0];
+        m.shards.erase(m.shards.begin() + (topk ? 0 : 1));
+        auto pb = rpc::toProto(m);
+        auto *t = pb.mutable_shards(0)->mutable_data();
+        if (problem == "scales")
+            t->mutable_scales()->resize(t->scales().size() - 4);
+        else if (problem == "codec")
+            t->set_codec(synaptic::v1::Tensor::Codec(9));
+        else if (problem == "range") {
+            const std::int32_t far = 1 << 30;
+            std::memcpy(t->mutable_indices()->data() + t->indices().size() - 4, &far, 4);
+        } else if (problem == "order") {
+            std::string &ix = *t->mutable_indices();
+            std::swap_ranges(ix.begin(), ix.begin() + 4, ix.begin() + 4);
+        } else if (problem == "numel")
+            t->set_numel(t->numel() + 1);
+        else if (problem == "dtype")
+            t->set_dtype(synaptic::v1::Tensor::FLOAT32);
+        try {
+            rpc::fromProto(pb);
+            QFAIL("decoded a bad coded tensor");
+        } catch (const rpc::WireError &e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
+            QVERIFY2(QString(e.what()).startsWith("shards[0].data"), e.what());
+        }
+    }
+
     void tensorsAreRawLittleEndianBytes() {
         // 1.0f is 0x3F800000: its four bytes, lowest first, are on the wire.
         synaptic::v1::Tensor t;
@@ -263,13 +393,22 @@ private Q_SLOTS:
     // the simulator charged each exactly its encoding plus framing.
     void realRunsChargeTheEncoding_data() {
         QTest::addColumn<QString>("strategy");
-        for (const char *s : {"synaptic", "param_server", "diloco", "allreduce", "gossip"})
-            QTest::newRow(s) << s;
+        QTest::addColumn<QString>("codecs");
+        for (const char *s : {"synaptic", "param_server", "diloco", "allreduce", "gossip", "hier_allreduce", "hier_diloco"})
+            QTest::newRow(s) << s << "fp32";
+        // Every codec on every class it applies to (issue 14).
+        for (const char *s : {"synaptic", "param_server", "diloco", "hier_allreduce", "hier_diloco"})
+            QTest::newRow((std::string(s) + " coded").c_str()) << s << "int8,fp16,topk:0.05";
     }
     void realRunsChargeTheEncoding() {
         QFETCH(QString, strategy);
+        QFETCH(QString, codecs);
         ClusterConfig config = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
         config.strategy = strategy.toStdString();
+        const auto names = codecs.split(',');
+        config.codecs.gradients = parseCodec(names.value(0).toStdString());
+        config.codecs.values = parseCodec(names.value(1, "fp32").toStdString());
+        config.codecs.center = parseCodec(names.value(2, "fp32").toStdString());
         config.dataDir = {};
         static const SimData data = [&] {
             auto d = loadSimData(config, "cpu");

@@ -108,12 +108,12 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
     }
     ClusterConfig c;
     try {
-        Reader top(root, "", {"seed", "strategy", "knobs", "serving", "model", "data", "evaluation", "center", "links", "regions"});
+        Reader top(root, "", {"seed", "strategy", "knobs", "codecs", "serving", "model", "data", "evaluation", "center", "links", "planner", "regions"});
         c.seed = std::uint64_t(top.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
         c.strategy = top.text("strategy", c.strategy, kStrategies);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "wait_for_values", "diloco_local_steps", "gossip_steps", "outer_optimizer",
+                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "wait_for_values", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds", "confidence_threshold"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
@@ -192,6 +192,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
                 const std::string epath = path + ".edges[" + std::to_string(j) + "]";
                 Reader er(edges[j], epath, {"name", "gflops"});
                 EdgeConfig edge;
+            n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
                 edge.name = er.text("name", region.name + "-" + std::to_string(j));
                 if (!names.insert(edge.name).second)
                     Reader::fail(epath + ".name", "\"" + edge.name + "\" is used twice (or is reserved)");
@@ -202,6 +203,27 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         }
     } catch (const ConfigError &e) {
         throw ConfigError(source, e.what());
+        if (top.has("codecs")) {
+            Reader r(top.at("codecs"), "codecs", {"gradients", "values", "center", "value_deltas"});
+            auto codec = [&](const char *key, CodecSpec fallback) {
+                if (!r.has(key))
+                    return fallback;
+                const std::string text = r.text(key, "");
+                try {
+                    return parseCodec(text);
+                } catch (const std::invalid_argument &e) {
+                    Reader::fail(r.field(key), e.what());
+                }
+            };
+            c.codecs.gradients = codec("gradients", c.codecs.gradients);
+            c.codecs.values = codec("values", c.codecs.values);
+            c.codecs.center = codec("center", c.codecs.center);
+            if (r.has("value_deltas")) {
+                if (!r.at("value_deltas").is_boolean())
+                    Reader::fail("codecs.value_deltas", "must be true or false, got " + r.at("value_deltas").dump());
+                c.codecs.valueDeltas = r.at("value_deltas").get<bool>();
+            }
+        }
     }
     return c;
 }

@@ -74,3 +74,9 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
 }
 
 } // namespace synaptic::engine
+          {"gossip_same_region", k.gossipSameRegion},
+        {"codecs",
+         {{"gradients", codecName(c.codecs.gradients)},
+          {"values", codecName(c.codecs.values)},
+          {"center", codecName(c.codecs.center)},
+          {"value_deltas", c.codecs.valueDeltas}}},

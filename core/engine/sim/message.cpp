@@ -30,6 +30,31 @@ bool isReliable(MessageKind k) {
            k == MessageKind::OwnerAnnounce;
 }
 
+void setCoded(at::Tensor &field, TensorCoding &coding, Coded coded) {
+    field = std::move(coded.values);
+    coding.codec = coded.codec;
+    coding.numel = coded.numel;
+    coding.scales = std::move(coded.scales);
+    coding.indices = std::move(coded.indices);
+    if (coding.codec == Codec::Fp32)
+        coding = TensorCoding{};
+}
+
+namespace {
+void decodeField(at::Tensor &field, TensorCoding &coding) {
+    if (coding.codec == Codec::Fp32)
+        return;
+    field = decode(Coded{coding.codec, coding.numel, field, coding.scales, coding.indices});
+    coding = TensorCoding{};
+}
+} // namespace
+
+void decodePayloads(Message &m) {
+    for (auto &s : m.shards)
+        decodeField(s.data, s.coding);
+    decodeField(m.tensor, m.tensorCoding);
+}
+
 std::uint64_t Message::bytes() const { return wireBytes(*this); }
 
 } // namespace synaptic::engine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/engine/codec/codec.h"
 #include "core/engine/synapse/lease.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -34,12 +35,25 @@ inline constexpr int kMessageKinds = int(MessageKind::OwnerAnnounce) + 1;
 
 const char *messageKindName(MessageKind kind);
 
+
 // Kinds whose sender's transport keeps trying until the message lands: the
 // center's channel, shard handoffs and owner announcements (DESIGN.md §1:
 // the slow, reliable back-to-origin channel). Every other kind is best
 // effort: lost when its link is down or its receiver is dead. Receivers
 // make redelivery harmless (versions, sequences, epochs).
 bool isReliable(MessageKind kind);
+
+// How a tensor field of a message is coded on the wire (issue 14). Fp32:
+// the field is the tensor itself and nothing else is set; otherwise the
+// field holds the codec's values (Coded::values) and this the rest. The
+// transport decodes every coded field before a node sees the message
+// (decodePayloads), so nodes only ever read fp32.
+struct TensorCoding {
+    Codec codec = Codec::Fp32;
+    std::int64_t numel = 0;
+    at::Tensor scales;
+    at::Tensor indices;
+};
 
 // One shard's entry in a message.
 struct ShardItem {
@@ -48,6 +62,11 @@ struct ShardItem {
     std::uint64_t checksum = 0;  // CenterDelta: checksum of the global copy the delta is based on
     std::uint64_t sequence = 0;  // CenterDelta / CenterValues: which delta an answer answers
     at::Tensor data;             // gradient, values or delta (flat)
+    TensorCoding coding;         // how `data` travels
+    // Values / CenterValues: `data` is the change from version `deltaFrom`
+    // of the receiver's copy, not the values themselves (value deltas).
+    bool delta = false;
+    std::uint64_t deltaFrom = 0;
     AdamState optimizer;         // Handoff only
     std::vector<std::uint64_t> contributionIds; // Gradients: the pushes merged into `data`
     // Handoff only: the rest of the owner's state for the shard.
@@ -58,6 +77,8 @@ struct ShardItem {
     bool syncInFlight = false;
     std::uint64_t syncSequence = 0;
     bool finishing = false;      // the old owner's region had finished training
+    at::Tensor residual;         // error feedback the shard's center deltas still owe (issue 14)
+    at::Tensor published;        // the copy the region's edges hold (value deltas)
 };
 
 // What travels between nodes. Nodes never hold pointers to each other: all
@@ -73,6 +94,11 @@ struct Message {
     double writtenAt = 0;        // Gradients: when the origin sent it (the lease must be valid then)
     std::vector<ShardItem> shards;
     at::Tensor tensor;           // whole-model or chunk payload
+    TensorCoding tensorCoding;   // how `tensor` travels
+    bool tensorDelta = false;    // FullValues: `tensor` is the change since the receiver's copy of version copyVersion
+    // FullValues: the version the delta applies to; FullGradient / LocalDelta:
+    // the version of the model copy the sender holds (0: the initial model).
+    std::uint64_t copyVersion = 0;
     at::Tensor buffers;          // batch-norm statistics riding with whole-model values (and center deltas)
     int chunk = -1;              // RingChunk: chunk index; phase in `round`
     bool last = false;           // Gradients: the sender used its step budget; this is its final window
@@ -83,5 +109,11 @@ struct Message {
     // (wire_size.h); what the simulator charges and a live transport sends.
     std::uint64_t bytes() const;
 };
+
+// Puts `coded` into a tensor field and its coding.
+void setCoded(at::Tensor &field, TensorCoding &coding, Coded coded);
+// Replaces every coded tensor field of `m` with the fp32 tensor it stands
+// for (what a receiver's transport does before the node sees it).
+void decodePayloads(Message &m);
 
 } // namespace synaptic::engine

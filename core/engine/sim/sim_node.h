@@ -25,8 +25,13 @@ struct Outbox {
     std::vector<Message> messages;
     std::vector<Timer> timers;
     std::vector<NodeReport> reports;
+    // Virtual seconds of compute the handler charged (an owner's or a
+    // center's optimizer step and merge, issue 14 §3): the node is busy
+    // that long before its messages leave. Live drivers compute for real.
+    double computeSeconds = 0;
 
     void send(Message m) { messages.push_back(std::move(m)); }
+    void compute(double seconds) { computeSeconds += seconds; }
     void timer(double at, int kind, std::uint64_t arg = 0) { timers.push_back({at, kind, arg}); }
     void report(NodeReport r) { reports.push_back(std::move(r)); }
     void ledger(LedgerReport::Kind kind, std::uint64_t count) {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace synaptic::engine {
 
@@ -91,11 +92,21 @@ struct Simulation::Impl {
                 dispatch(node, next);
             });
         }
+        // Charged compute queues on the node: what it sends leaves when done.
+        // Everything a busy node sends waits behind that compute (per-node FIFO).
+        double &busy = busyUntil[node];
+        if (out.computeSeconds > 0)
+            busy = std::max(busy, loop.now()) + out.computeSeconds;
+        const double leaveAt = std::max(busy, loop.now());
         for (auto &m : out.messages) {
             m.from = node;
-            transport.send(std::move(m));
+            if (leaveAt > loop.now())
+                loop.at(leaveAt, [this, m]() mutable { transport.send(std::move(m)); });
+            else
+                transport.send(std::move(m));
         }
     }
+    std::map<int, double> busyUntil; // per node: when its charged compute is done
 
     void deliver(Message m) {
         const int to = m.to;

@@ -9,6 +9,8 @@ std::unique_ptr<Strategy> makeParamServerStrategy();
 std::unique_ptr<Strategy> makeAllReduceStrategy();
 std::unique_ptr<Strategy> makeDiLoCoStrategy();
 std::unique_ptr<Strategy> makeGossipStrategy();
+std::unique_ptr<Strategy> makeHierAllReduceStrategy();
+std::unique_ptr<Strategy> makeHierDiLoCoStrategy();
 std::unique_ptr<SimNode> makeSynapticNode(const NodeContext &ctx);
 std::unique_ptr<SimNode> makeParamServerNode(const NodeContext &ctx);
 std::unique_ptr<SimNode> makeDiLoCoNode(const NodeContext &ctx);
@@ -19,7 +21,9 @@ std::unique_ptr<Strategy> makeStrategy(const std::string &name) {
     if (name == "allreduce") return makeAllReduceStrategy();
     if (name == "diloco") return makeDiLoCoStrategy();
     if (name == "gossip") return makeGossipStrategy();
-    throw std::invalid_argument("unknown strategy \"" + name + "\" (synaptic, param_server, allreduce, diloco, gossip)");
+    if (name == "hier_allreduce") return makeHierAllReduceStrategy();
+    if (name == "hier_diloco") return makeHierDiLoCoStrategy();
+    throw std::invalid_argument("unknown strategy \"" + name + "\" (synaptic, param_server, allreduce, diloco, hier_allreduce, hier_diloco, gossip)");
 }
 
 bool runsLive(const std::string &name) {

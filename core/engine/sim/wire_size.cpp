@@ -47,6 +47,22 @@ std::uint64_t tensorSize(const at::Tensor &t) {
 }
 std::uint64_t tensorField(const at::Tensor &t) { return t.defined() ? delimited(tensorSize(t)) : 0; }
 
+// A coded tensor (issue 14): the codec's values as the tensor, then
+// codec = 4, numel = 5, scales = 6 (fp32 bytes), indices = 7 (int32 bytes).
+std::uint64_t bytesField(const at::Tensor &t) {
+    const std::uint64_t n = t.defined() ? std::uint64_t(t.numel()) * wireElementBytes(t) : 0;
+    return n == 0 ? 0 : delimited(n);
+}
+std::uint64_t tensorField(const at::Tensor &t, const TensorCoding &c) {
+    if (!t.defined())
+        return 0;
+    if (c.codec == Codec::Fp32)
+        return tensorField(t);
+    const std::uint64_t size = tensorSize(t) + 2 /* codec */ + uint64Field(std::uint64_t(c.numel)) +
+                               bytesField(c.scales) + bytesField(c.indices);
+    return delimited(size);
+}
+
 std::uint64_t adamField(const AdamState &a) {
     if (!a.m.defined() && !a.v.defined() && a.step == 0)
         return 0;
@@ -57,7 +73,7 @@ std::uint64_t adamField(const AdamState &a) {
 
 std::uint64_t shardItemSize(const ShardItem &s) {
     std::uint64_t n = int32Field(s.shard) + uint64Field(s.version) + uint64Field(s.checksum) +
-                      uint64Field(s.sequence) + tensorField(s.data) + adamField(s.optimizer);
+                      uint64Field(s.sequence) + tensorField(s.data, s.coding) + adamField(s.optimizer);
     if (!s.contributionIds.empty()) {
         std::uint64_t ids = 0;
         for (auto id : s.contributionIds)
@@ -66,7 +82,9 @@ std::uint64_t shardItemSize(const ShardItem &s) {
     }
     n += tensorField(s.base) + uint64Field(s.baseVersion) + tensorField(s.sentValues) +
          int32Field(s.mergesSinceSync) + boolField(s.syncInFlight) + uint64Field(s.syncSequence) +
-         boolField(s.finishing);
+         boolField(s.finishing) + boolField(s.delta) + (s.deltaFrom == 0 ? 0 : 2 + varint(s.deltaFrom)) +
+         (s.residual.defined() ? 1 + tensorField(s.residual) : 0) +
+         (s.published.defined() ? 1 + tensorField(s.published) : 0); // fields 17, 18: two-byte tags
     return n;
 }
 
@@ -86,8 +104,9 @@ std::uint64_t encodedSize(const Message &m) {
                       doubleField(m.writtenAt);
     for (const auto &s : m.shards)
         n += delimited(shardItemSize(s));
-    n += tensorField(m.tensor) + tensorField(m.buffers) + sint32Field(m.chunk) + boolField(m.last) +
-         boolField(m.join);
+    n += tensorField(m.tensor, m.tensorCoding) + tensorField(m.buffers) + sint32Field(m.chunk) +
+         boolField(m.last) + boolField(m.join) + (m.tensorDelta ? 3 : 0) +
+         (m.copyVersion == 0 ? 0 : 2 + varint(m.copyVersion)); // fields 16, 17: two-byte tags
     if (!m.owners.empty()) {
         std::uint64_t owners = 0;
         for (int o : m.owners)

@@ -25,6 +25,13 @@ struct AdamOptions {
 
 // One Adam update of `values` (in place) with `grad`, the same arithmetic as
 // torch::optim::Adam without weight decay. State tensors are created on first use.
+// What the compute model charges for optimizer work (issue 14 §3), in
+// FLOPs per parameter: Adam's moments, bias corrections, square root and
+// division; the outer step's momentum and update. Summing n tensors into
+// one costs n FLOPs per parameter on top.
+inline constexpr double kAdamFlopsPerParameter = 12;
+inline constexpr double kOuterFlopsPerParameter = 6;
+
 void adamStep(at::Tensor &values, const at::Tensor &grad, AdamState &state, const AdamOptions &options);
 
 // The center's outer optimizer (DiLoCo): the regions' mean delta is the

@@ -19,7 +19,8 @@ v1::ShardItem toProto(const e::ShardItem &s) {
     out.set_version(s.version);
     out.set_checksum(s.checksum);
     out.set_sequence(s.sequence);
-    encodeIfDefined(s.data, &v1::ShardItem::mutable_data, out);
+    if (s.data.defined())
+        encodeCodedTensor(s.data, s.coding, out.mutable_data());
     if (s.optimizer.m.defined() || s.optimizer.v.defined() || s.optimizer.step != 0) {
         auto *a = out.mutable_optimizer();
         if (s.optimizer.m.defined())
@@ -37,6 +38,12 @@ v1::ShardItem toProto(const e::ShardItem &s) {
     out.set_sync_in_flight(s.syncInFlight);
     out.set_sync_sequence(s.syncSequence);
     out.set_finishing(s.finishing);
+    out.set_delta(s.delta);
+    out.set_delta_from(s.deltaFrom);
+    if (s.residual.defined())
+        encodeTensor(s.residual, out.mutable_residual());
+    if (s.published.defined())
+        encodeTensor(s.published, out.mutable_published());
     return out;
 }
 
@@ -49,7 +56,7 @@ e::ShardItem fromProto(const v1::ShardItem &s, const std::string &where) {
     out.checksum = s.checksum();
     out.sequence = s.sequence();
     if (s.has_data())
-        out.data = decodeTensor(s.data(), where + ".data");
+        out.data = decodeCodedTensor(s.data(), where + ".data");
     if (s.has_optimizer()) {
         if (s.optimizer().has_m())
             out.optimizer.m = decodeTensor(s.optimizer().m(), where + ".optimizer.m");
@@ -67,6 +74,12 @@ e::ShardItem fromProto(const v1::ShardItem &s, const std::string &where) {
     out.syncInFlight = s.sync_in_flight();
     out.syncSequence = s.sync_sequence();
     out.finishing = s.finishing();
+    out.delta = s.delta();
+    out.deltaFrom = s.delta_from();
+    if (s.has_residual())
+        out.residual = decodeTensor(s.residual(), where + ".residual");
+    if (s.has_published())
+        out.published = decodeTensor(s.published(), where + ".published");
     return out;
 }
 
@@ -88,7 +101,9 @@ v1::NodeMessage toProto(const e::Message &m) {
     for (const auto &s : m.shards)
         *out.add_shards() = toProto(s);
     if (m.tensor.defined())
-        encodeTensor(m.tensor, out.mutable_tensor());
+        encodeCodedTensor(m.tensor, m.tensorCoding, out.mutable_tensor());
+    out.set_tensor_delta(m.tensorDelta);
+    out.set_copy_version(m.copyVersion);
     if (m.buffers.defined())
         encodeTensor(m.buffers, out.mutable_buffers());
     out.set_chunk(m.chunk);
@@ -115,7 +130,9 @@ e::Message fromProto(const v1::NodeMessage &m) {
     for (int i = 0; i < m.shards_size(); ++i)
         out.shards.push_back(fromProto(m.shards(i), "shards[" + std::to_string(i) + "]"));
     if (m.has_tensor())
-        out.tensor = decodeTensor(m.tensor(), "tensor");
+        out.tensor = decodeCodedTensor(m.tensor(), "tensor");
+    out.tensorDelta = m.tensor_delta();
+    out.copyVersion = m.copy_version();
     if (m.has_buffers())
         out.buffers = decodeTensor(m.buffers(), "buffers");
     out.chunk = m.chunk();

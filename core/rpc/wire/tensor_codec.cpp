@@ -70,4 +70,97 @@ at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool fini
     return out;
 }
 
+namespace {
+
+template <typename T>
+at::Tensor rawVector(const std::string &bytes, at::ScalarType type, const std::string &field) {
+    if (bytes.size() % sizeof(T) != 0)
+        throw WireError(field + ": " + std::to_string(bytes.size()) + " bytes is not a whole number of " +
+                        std::to_string(sizeof(T)) + "-byte elements");
+    auto out = at::empty({std::int64_t(bytes.size() / sizeof(T))}, at::TensorOptions().dtype(type));
+    if (!bytes.empty())
+        std::memcpy(out.data_ptr(), bytes.data(), bytes.size());
+    return out;
+}
+
+void putRaw(const at::Tensor &t, std::string *out) {
+    if (!t.defined() || t.numel() == 0)
+        return;
+    const auto cpu = t.to(at::kCPU).contiguous();
+    out->assign(static_cast<const char *>(cpu.data_ptr()), std::size_t(cpu.numel()) * cpu.element_size());
+}
+
+} // namespace
+
+void encodeCodedTensor(const at::Tensor &values, const engine::TensorCoding &coding, v1::Tensor *out) {
+    encodeTensor(values, out);
+    switch (coding.codec) {
+    case engine::Codec::Fp32: return;
+    case engine::Codec::Fp16: out->set_codec(v1::Tensor::FP16); break;
+    case engine::Codec::Int8: out->set_codec(v1::Tensor::INT8_CHUNKED); break;
+    case engine::Codec::TopK: out->set_codec(v1::Tensor::TOP_K); break;
+    }
+    out->set_numel(coding.numel);
+    putRaw(coding.scales, out->mutable_scales());
+    putRaw(coding.indices, out->mutable_indices());
+}
+
+at::Tensor decodeCodedTensor(const v1::Tensor &t, const std::string &field) {
+    if (t.codec() == v1::Tensor::RAW)
+        return decodeTensor(t, field);
+    engine::Coded c;
+    c.numel = t.numel();
+    if (c.numel < 0 || c.numel > (std::int64_t(1) << 40))
+        throw WireError(field + ".numel: " + std::to_string(c.numel) + " is out of range");
+    auto expectDtype = [&](v1::Tensor::DType d, const char *name) {
+        if (t.dtype() != d)
+            throw WireError(field + ": codec " + v1::Tensor::Codec_Name(t.codec()) + " needs " + name + " values");
+    };
+    switch (t.codec()) {
+    case v1::Tensor::FP16:
+        expectDtype(v1::Tensor::FLOAT16, "FLOAT16");
+        c.codec = engine::Codec::Fp16;
+        break;
+    case v1::Tensor::INT8_CHUNKED:
+        expectDtype(v1::Tensor::INT8, "INT8");
+        c.codec = engine::Codec::Int8;
+        break;
+    case v1::Tensor::TOP_K:
+        expectDtype(v1::Tensor::FLOAT32, "FLOAT32");
+        c.codec = engine::Codec::TopK;
+        break;
+    default: throw WireError(field + ".codec: unknown codec " + std::to_string(int(t.codec())));
+    }
+    c.values = decodeTensor(t, field, true);
+    if (c.values.dim() != 1)
+        throw WireError(field + ": coded values must be one-dimensional");
+    if (c.codec != engine::Codec::TopK && c.values.numel() != c.numel)
+        throw WireError(field + ": " + std::to_string(c.values.numel()) + " coded values for numel " +
+                        std::to_string(c.numel));
+    if (c.codec == engine::Codec::Int8) {
+        c.scales = rawVector<float>(t.scales(), at::kFloat, field + ".scales");
+        const std::int64_t chunks = (c.numel + engine::kInt8Chunk - 1) / engine::kInt8Chunk;
+        if (c.scales.numel() != chunks)
+            throw WireError(field + ".scales: " + std::to_string(c.scales.numel()) + " scales for " +
+                            std::to_string(chunks) + " chunks");
+        if (chunks > 0 && !at::isfinite(c.scales).all().item<bool>())
+            throw WireError(field + ".scales: NaN or Inf values");
+    }
+    if (c.codec == engine::Codec::TopK) {
+        c.indices = rawVector<std::int32_t>(t.indices(), at::kInt, field + ".indices");
+        const auto k = c.indices.numel();
+        if (k != c.values.numel())
+            throw WireError(field + ".indices: " + std::to_string(k) + " positions for " +
+                            std::to_string(c.values.numel()) + " values");
+        if (k > 0) {
+            const bool inRange = (c.indices.min().item<int>() >= 0) && (c.indices.max().item<std::int64_t>() < c.numel);
+            const bool ascending = k == 1 || (c.indices.slice(0, 1) > c.indices.slice(0, 0, k - 1)).all().item<bool>();
+            if (!inRange || !ascending)
+                throw WireError(field + ".indices: positions must be ascending and below numel " +
+                                std::to_string(c.numel));
+        }
+    }
+    return engine::decode(c);
+}
+
 } // namespace synaptic::rpc

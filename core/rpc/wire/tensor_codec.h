@@ -2,6 +2,8 @@
 
 #include "synaptic_v1.pb.h"
 
+#include "core/engine/sim/message.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <stdexcept>
@@ -25,5 +27,12 @@ void encodeTensor(const at::Tensor &t, v1::Tensor *out);
 // overflowing shape, data whose length does not match the shape, or (when
 // `finite` is asked) any NaN or Inf.
 at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool finite = true);
+
+// A tensor field with its codec (issue 14): encodes the codec's values and
+// the rest of `coding`; decoding rebuilds the fp32 tensor. Throws WireError
+// naming `field` for an unknown codec, scales or indices of the wrong
+// length, positions out of range or not ascending, or non-finite values.
+void encodeCodedTensor(const at::Tensor &values, const engine::TensorCoding &coding, v1::Tensor *out);
+at::Tensor decodeCodedTensor(const v1::Tensor &t, const std::string &field);
 
 } // namespace synaptic::rpc

@@ -1,8 +1,12 @@
 // Baseline: gossip averaging. Every edge trains with local Adam and, every
-// round of G steps, sends its model to one neighbour drawn at random (any
-// other edge, so some rounds cross the WAN); a receiver averages the model
+// round of G steps, sends its model to one neighbour drawn at random: from
+// its own region with probability knobs.gossip_same_region, else from any
+// other edge (so some rounds cross the WAN); a receiver averages the model
 // it got with its own at its next step boundary. No center, no waiting.
+// Models travel with the values codec (whole, no error feedback: each is
+// averaged once).
 #include "common.h"
+#include "edge_trainer.h"
 
 #include "core/engine/sim/strategy.h"
 
@@ -17,34 +21,32 @@ namespace {
 class GossipEdge : public SimNode {
 public:
     explicit GossipEdge(const NodeContext &ctx)
-        : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_replica(ctx.newReplica()),
-          m_adam(m_replica->model().net()->parameters(), torch::optim::AdamOptions(ctx.config->learningRate)),
+        : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_trainer(ctx),
+          m_adam(m_trainer.model().net()->parameters(), torch::optim::AdamOptions(ctx.config->learningRate)),
           m_rng(ctx.config->seed * 7777ull + std::uint64_t(m_edge)) {}
 
-    void start(double now, Outbox &out) override { step(now, out); }
+    void start(double now, Outbox &out) override { m_trainer.train(now, out); }
 
     void onTimer(double now, int, std::uint64_t, Outbox &out) override {
         m_adam.step();
-        out.report(StepReport{std::uint64_t(m_replica->batchSize())});
-        auto &model = m_replica->model();
+        m_trainer.chargeAdam();
+        m_trainer.stepDone(out);
+        auto &model = m_trainer.model();
         for (const auto &m : m_received) {
             model.setValues((model.values() + m.tensor).mul_(0.5));
             model.setBuffers((model.buffers() + m.buffers).mul_(0.5));
         }
         m_received.clear();
-        const int edges = m_ctx.shape->edgeCount();
-        if (m_replica->steps() % std::uint64_t(m_ctx.config->knobs.gossipSteps) == 0 && edges > 1) {
-            int peer = int(m_rng() % std::uint64_t(edges - 1));
-            if (peer >= m_edge)
-                ++peer;
+        const bool round = m_trainer.steps() % std::uint64_t(m_ctx.config->knobs.gossipSteps) == 0;
+        if (const int peer = round ? pickPeer() : -1; peer >= 0) {
             Message g;
             g.kind = MessageKind::GossipParams;
             g.to = ClusterShape::nodeOfEdge(peer);
-            g.tensor = model.values();
+            setCoded(g.tensor, g.tensorCoding, encode(model.values(), m_ctx.config->codecs.values));
             g.buffers = model.buffers();
             out.send(std::move(g));
         }
-        step(now, out);
+        m_trainer.train(now, out);
     }
 
     void onMessage(double, Message &&m, Outbox &) override {
@@ -52,26 +54,34 @@ public:
             m_received.push_back(std::move(m));
     }
 
-    bool done() const { return m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge && !m_running; }
-    Replica &replica() { return *m_replica; }
+    bool done() const { return m_trainer.budgetUsed() && !m_trainer.running(); }
+    Replica &replica() { return m_trainer.replica(); }
 
 private:
-    void step(double now, Outbox &out) {
-        m_running = false;
-        if (m_ctx.stepsPerEdge > 0 && m_replica->steps() >= m_ctx.stepsPerEdge)
-            return;
-        m_replica->trainStep();
-        m_running = true;
-        out.timer(now + m_ctx.trainStepSeconds(), 0);
+    // A neighbour from this edge's region with probability gossip_same_region
+    // (when it has one), else from all other edges; -1 when there is none.
+    int pickPeer() {
+        const auto &shape = *m_ctx.shape;
+        std::vector<int> local;
+        for (int e : shape.edgesOfRegion[std::size_t(m_ctx.region())])
+            if (e != m_edge)
+                local.push_back(e);
+        const double draw = double(m_rng() % 1'000'000) / 1e6;
+        if (!local.empty() && draw < m_ctx.config->knobs.gossipSameRegion)
+            return local[std::size_t(m_rng() % local.size())];
+        const int edges = shape.edgeCount();
+        if (edges < 2)
+            return -1;
+        int peer = int(m_rng() % std::uint64_t(edges - 1));
+        return peer >= m_edge ? peer + 1 : peer;
     }
 
     const NodeContext &m_ctx;
     int m_edge;
-    std::unique_ptr<Replica> m_replica;
+    EdgeTrainer m_trainer;
     torch::optim::Adam m_adam;
     std::mt19937_64 m_rng;
     std::vector<Message> m_received;
-    bool m_running = false;
 };
 
 class GossipStrategy : public Strategy {

@@ -161,7 +161,12 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             ++check.checked;
             const auto it = std::find_if(s.checksums.begin(), s.checksums.end(),
                                          [&](const auto &vc) { return vc.first == r.item.version; });
-            if (it == s.checksums.end() || it->second != r.item.checksum) {
+            const auto region = std::size_t(r.region);
+            const bool coded = region < s.regionCopy.size() && !s.regionCopy[region].empty();
+            const bool based = coded ? s.regionCopy[region].version() == r.item.version &&
+                                           s.regionChecksum[region] == r.item.checksum
+                                     : it != s.checksums.end() && it->second == r.item.checksum;
+            if (!based) {
                 ++check.mismatches;
                 ++m_mismatches;
                 continue;
@@ -183,6 +188,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
                 if (now - at <= kActiveRegionSeconds)
                     ++training;
             m_outer.step(s.global, sum.div_(double(std::max(valid.size(), training))), s.momentum);
+            out.compute(m_ctx.computeSeconds((double(valid.size()) + kOuterFlopsPerParameter) * double(s.global.numel())));
             ++s.version;
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));
             if (s.checksums.size() > kChecksumHistory)
@@ -204,13 +210,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             reply.kind = MessageKind::CenterValues;
             reply.to = r.node;
             reply.round = m_round;
-            ShardItem item;
-            item.shard = id;
-            item.version = s.version;
-            item.checksum = s.checksums.front().second;
-            item.sequence = r.item.sequence;
-            item.data = s.global.clone();
-            reply.shards.push_back(std::move(item));
+            reply.shards.push_back(answerItem(id, s, r));
         }
         s.reports.clear();
         s.deadlineArmed = false;
@@ -219,6 +219,42 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
     for (auto &[node, reply] : replies)
         out.send(std::move(reply));
     out.report(check);
+}
+
+ShardItem SynapticCenter::answerItem(int id, Shard &s, const Report &r) {
+    const CodecSpec &codec = m_ctx.config->codecs.center;
+    const auto region = std::size_t(r.region);
+    if (s.regionCopy.size() < std::size_t(m_ctx.shape->regionCount())) {
+        s.regionCopy.resize(std::size_t(m_ctx.shape->regionCount()));
+        s.regionChecksum.resize(s.regionCopy.size());
+    }
+    ShardItem item;
+    item.shard = id;
+    item.version = s.version;
+    item.sequence = r.item.sequence;
+    auto &copy = s.regionCopy[region];
+    const bool based = !copy.empty() && copy.version() == r.item.version && s.regionChecksum[region] == r.item.checksum;
+    if (codec.codec != Codec::Fp32 && based) {
+        // What changed since the copy the region holds, coded; the codec's
+        // error stays in the record and goes out with the next answer.
+        item.delta = true;
+        item.deltaFrom = copy.version();
+        at::Tensor global = s.global;
+        setCoded(item.data, item.coding, copy.publish(global, s.version, codec));
+        s.regionChecksum[region] = tensorChecksum(copy.published());
+        item.checksum = s.regionChecksum[region];
+        return item;
+    }
+    // Whole global copy: fp32, a region's first answer, or a region that is
+    // not based on what this center sent it (it resyncs from here).
+    item.checksum = s.checksums.front().second;
+    item.data = s.global.clone();
+    copy = DeltaPublisher{};
+    if (codec.codec != Codec::Fp32) {
+        copy.reset(s.global, s.version);
+        s.regionChecksum[region] = item.checksum;
+    }
+    return item;
 }
 
 } // namespace synaptic::engine

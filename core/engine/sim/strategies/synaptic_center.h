@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/engine/codec/delta_publisher.h"
 #include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_node.h"
 #include "core/engine/synapse/lease.h"
@@ -46,11 +47,16 @@ private:
         std::uint64_t version = 0;
         std::deque<std::pair<std::uint64_t, std::uint64_t>> checksums; // (version, checksum), recent first
         std::vector<Report> reports;
+        // Lossy center codec (issue 14): per region, the global copy its
+        // owner holds, which the next answer is a coded delta from.
+        std::vector<DeltaPublisher> regionCopy;
+        std::vector<std::uint64_t> regionChecksum;
         bool deadlineArmed = false;
         std::uint64_t deadlineGeneration = 0;
     };
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
+    ShardItem answerItem(int id, Shard &s, const Report &r);
     void armDeadline(double now, int shard, Outbox &out);
     void onHeartbeat(double now, const Message &m, Outbox &out);
 

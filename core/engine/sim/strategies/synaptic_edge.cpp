@@ -262,7 +262,9 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         ShardItem item;
         item.shard = g.shard;
         item.version = g.baseVersion;
-        item.data = g.mean;
+        // Lossy codecs keep what they left out per shard and send it with
+        // the next window (error feedback); fp32 sends the mean as it is.
+        setCoded(item.data, item.coding, m_gradientFeedback[g.shard].compress(g.mean, m_ctx.config->codecs.gradients));
         // Unique across restarts of a live edge (whose window count starts
         // over): edge, incarnation, window.
         item.contributionIds.push_back((std::uint64_t(m_edge) << 40) | (std::uint64_t(m_ctx.incarnation & 0xFF) << 32) |
@@ -288,14 +290,35 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
 
 void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
     (void)now;
+    bool missedDelta = false;
     for (const auto &item : m.shards) {
         if (item.version <= m_cache.cachedVersion(item.shard) && item.version != 0)
             continue; // older or equal news
-        m_replica->model().setShardValues(item.shard, item.data);
+        if (item.delta) {
+            // A value delta applies only to the version it was taken from;
+            // an edge that missed one asks its owner for the whole shard.
+            if (item.deltaFrom != m_cache.cachedVersion(item.shard)) {
+                missedDelta = true;
+                continue;
+            }
+            m_replica->model().setShardValues(item.shard, m_replica->model().shardValues(item.shard).add_(item.data));
+        } else {
+            m_replica->model().setShardValues(item.shard, item.data);
+        }
         if (item.version > m_cache.cachedVersion(item.shard)) {
             m_cache.setCachedVersion(item.shard, item.version);
             out.report(RouteReport{RouteReport::Kind::CachedVersion, item.shard, -1, m_edge, item.version, 0});
         }
+    }
+    if (missedDelta && m_catchUpAsked.insert(m.from).second) {
+        Message req;
+        req.kind = MessageKind::CatchUpRequest;
+        req.to = m.from;
+        req.origin = m_edge;
+        req.lease = m_lease.lease();
+        out.send(std::move(req));
+    } else if (!missedDelta && !m.shards.empty() && !m.shards.front().delta) {
+        m_catchUpAsked.erase(m.from); // whole values arrived: ask again after the next miss
     }
 }
 

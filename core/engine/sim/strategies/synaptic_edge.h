@@ -2,10 +2,12 @@
 
 #include "synaptic_owner.h"
 
+#include "core/engine/codec/error_feedback.h"
 #include "core/engine/sim/replica.h"
 #include "core/engine/synapse/gradient_cache.h"
 #include "core/engine/synapse/lease.h"
 
+#include <map>
 #include <memory>
 #include <set>
 
@@ -73,6 +75,8 @@ private:
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer
     std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
+    std::set<int> m_catchUpAsked;           // owners asked for whole values after a missed delta
+    std::map<int, ErrorFeedback> m_gradientFeedback; // per shard: what lossy gradient codecs left out
     bool m_stepRunning = false;
     std::uint64_t m_stepEpoch = 0;          // lease epoch the running step started under
     bool m_done = false;

@@ -183,16 +183,52 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     AdamOptions adam;
     adam.lr = m_ctx.config->learningRate;
     adamStep(s.values, sum, s.adam, adam);
+    out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
     ++s.version;
     ++s.mergesSinceSync;
     (void)now;
     reportOwnerVersion(shard, s, out);
     out.report(LedgerReport{LedgerReport::Kind::Applied, shard, ids.size(), std::move(ids)});
+    updated.push_back(valuesItem(shard, s));
+}
+
+ShardItem SynapticOwner::valuesItem(int shard, Store &s) {
+    const auto &codecs = m_ctx.config->codecs;
     ShardItem item;
     item.shard = shard;
     item.version = s.version;
-    item.data = s.values.clone();
-    updated.push_back(std::move(item));
+    const bool deltas = codecs.values.codec != Codec::Fp32 && codecs.valueDeltas;
+    if (!deltas || s.published.empty()) {
+        // Whole values: fp32 (a fp32 delta would be as large), value deltas
+        // off, or no record of what the edges hold (the codec was just
+        // switched on): this copy becomes the base for the next delta.
+        if (codecs.values.codec == Codec::Fp32 || deltas)
+            item.data = s.values.clone();
+        else
+            setCoded(item.data, item.coding, encode(s.values, codecs.values)); // lossy, nothing to correct it
+        s.published = DeltaPublisher{};
+        if (deltas)
+            s.published.reset(s.values, s.version);
+    } else {
+        item.delta = true;
+        item.deltaFrom = s.published.version();
+        setCoded(item.data, item.coding, s.published.publish(s.values, s.version, codecs.values));
+    }
+    return item;
+}
+
+ShardItem SynapticOwner::wholeValuesItem(int shard, const Store &s) const {
+    ShardItem item;
+    item.shard = shard;
+    const bool deltas = m_ctx.config->codecs.values.codec != Codec::Fp32 && m_ctx.config->codecs.valueDeltas;
+    if (deltas && !s.published.empty()) {
+        item.version = s.published.version();
+        item.data = s.published.published().clone();
+    } else {
+        item.version = s.version;
+        item.data = s.values.clone();
+    }
+    return item;
 }
 
 void SynapticOwner::reportOwnerVersion(int shard, const Store &s, Outbox &out) const {
@@ -226,7 +262,7 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         item.shard = id;
         item.version = s.baseVersion;
         item.checksum = s.baseChecksum;
-        item.data = s.values - s.base;
+        setCoded(item.data, item.coding, s.centerFeedback.compress(s.values - s.base, m_ctx.config->codecs.center));
         item.sequence = ++s.syncSequence;
         s.sentValues = s.values.clone();
         s.syncInFlight = true;
@@ -262,21 +298,23 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         if (!s.syncInFlight || item.sequence != s.syncSequence)
             continue; // not the answer to the delta in flight: an old duplicate
         s.syncInFlight = false;
-        if (tensorChecksum(item.data) != item.checksum)
+        // A delta from the center applies to the global copy it was taken
+        // from; anything else leaves the region's copy as it is and the
+        // next delta's check at the center sends a whole copy.
+        if (item.delta && item.deltaFrom != s.baseVersion)
+            continue;
+        const at::Tensor global = item.delta ? s.base + item.data : item.data;
+        if (tensorChecksum(global) != item.checksum)
             continue; // corrupted in transit: keep the region's copy, resend at the next sync
         // Keep what the region learned while the delta was in flight.
-        s.values = item.data + (s.values - s.sentValues);
-        s.base = item.data;
+        s.values = global + (s.values - s.sentValues);
+        s.base = global;
         s.baseVersion = item.version;
         s.baseChecksum = item.checksum;
         s.sentValues = at::Tensor();
         ++s.version;
         reportOwnerVersion(item.shard, s, out);
-        ShardItem v;
-        v.shard = item.shard;
-        v.version = s.version;
-        v.data = s.values.clone();
-        updated.push_back(std::move(v));
+        updated.push_back(valuesItem(item.shard, s));
     }
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
@@ -292,13 +330,8 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
     v.kind = MessageKind::Values;
     v.to = m.from;
     v.round = m_round;
-    for (const auto &[id, s] : m_shards) {
-        ShardItem item;
-        item.shard = id;
-        item.version = s.version;
-        item.data = s.values.clone();
-        v.shards.push_back(std::move(item));
-    }
+    for (const auto &[id, s] : m_shards)
+        v.shards.push_back(wholeValuesItem(id, s));
     out.send(std::move(v)); // sent even when empty: it answers the request
 }
 
@@ -335,6 +368,11 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
     item.syncInFlight = s.syncInFlight;
     item.syncSequence = s.syncSequence;
     item.finishing = m_finishing;
+    item.residual = s.centerFeedback.residual();
+    if (!s.published.empty()) {
+        item.published = s.published.published();
+        item.deltaFrom = s.published.version();
+    }
     h.shards.push_back(std::move(item));
     out.send(std::move(h));
     m_shards.erase(shard);
@@ -361,6 +399,9 @@ std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) 
         s.mergesSinceSync = item.mergesSinceSync;
         s.syncInFlight = item.syncInFlight;
         s.syncSequence = item.syncSequence;
+        s.centerFeedback.setResidual(item.residual);
+        if (item.published.defined())
+            s.published.reset(item.published, item.deltaFrom);
         const int shard = item.shard;
         if (item.finishing)
             m_finishing = true; // the region is done: this shard still owes the center its last delta

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/engine/codec/delta_publisher.h"
+#include "core/engine/codec/error_feedback.h"
 #include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_node.h"
 #include "core/engine/synapse/lease.h"
@@ -33,8 +35,6 @@ public:
     // Returns the shards this owner took over.
     std::vector<int> onHandoff(double now, Message &&m, Outbox &out);
     std::string moveShard(double now, int shard, int toEdge, Outbox &out);
-    // Every edge of the region finished: merge what is left and sync with the center.
-    void flushForFinish(double now, Outbox &out);
     void observeLease(const Lease &lease, int edge) { m_gate.observe(edge, lease); }
     // The process died: buffered gradients are gone. Shard values, optimizer
     // state and the unanswered delta are on disk: the center's answer is
@@ -47,6 +47,10 @@ public:
     std::vector<int> ownedShards() const;
     const at::Tensor &values(int shard) const { return m_shards.at(shard).values; }
     std::uint64_t version(int shard) const { return m_shards.at(shard).version; }
+    // What lossy center deltas of `shard` still owe (undefined: nothing), and
+    // the copy of it the region's edges hold (undefined: whole values go next).
+    const at::Tensor &centerResidual(int shard) const { return m_shards.at(shard).centerFeedback.residual(); }
+    const at::Tensor &publishedValues(int shard) const { return m_shards.at(shard).published.published(); }
     static constexpr int kMergeDeadlineTimer = 10;
 
 private:
@@ -68,7 +72,15 @@ private:
         bool syncInFlight = false;
         std::uint64_t syncSequence = 0; // of the last delta sent; its answer must carry it
         std::vector<Pending> pending;
+        ErrorFeedback centerFeedback; // what lossy center deltas left out (moves with the shard)
+        DeltaPublisher published;     // the copy the region's edges hold (value deltas)
     };
+    // The item that tells the region's edges shard `shard`'s new values:
+    // a coded delta from the copy they hold, or the whole values.
+    ShardItem valuesItem(int shard, Store &s);
+    // Whole values for an edge that asked (catch-up): the copy every other
+    // edge holds when value deltas are on.
+    ShardItem wholeValuesItem(int shard, const Store &s) const;
 
     void merge(double now, Outbox &out);
     void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out);

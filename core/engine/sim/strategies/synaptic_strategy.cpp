@@ -29,9 +29,14 @@ public:
 
     bool hasShardOwners() const override { return true; }
 
+    // The model the center would serve: its global values and the
+    // batch-norm statistics owners sent it with their deltas (issue 14: not
+    // one the harness assembles from every replica).
     void globalModel(FlatModel &into) override {
-        into.setValues(m_center->globalValues());
-        into.setBuffers(meanBuffers(m_replicas));
+        at::Tensor values, buffers;
+        m_center->evaluationModel(values, buffers);
+        into.setValues(values);
+        into.setBuffers(buffers);
     }
 
     int regionModels() const override { return m_world->regionCount(); }

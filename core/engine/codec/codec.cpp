@@ -1,0 +1,137 @@
+#include "codec.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace synaptic::engine {
+
+CodecSpec parseCodec(const std::string &text) {
+    CodecSpec spec;
+    if (text == "fp32") spec.codec = Codec::Fp32;
+    else if (text == "fp16") spec.codec = Codec::Fp16;
+    else if (text == "int8") spec.codec = Codec::Int8;
+    else if (text == "topk") spec.codec = Codec::TopK;
+    else if (text.rfind("topk:", 0) == 0) {
+        spec.codec = Codec::TopK;
+        std::size_t used = 0;
+        double f = 0;
+        try {
+            f = std::stod(text.substr(5), &used);
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (used == 0 || used != text.size() - 5 || !(f > 0 && f <= 1))
+            throw std::invalid_argument("codec '" + text + "': the top-k fraction must be a number in (0, 1]");
+        spec.topkFraction = f;
+    } else {
+        throw std::invalid_argument("unknown codec '" + text + "' (fp32, fp16, int8, topk or topk:FRACTION)");
+    }
+    return spec;
+}
+
+std::string codecName(const CodecSpec &spec) {
+    switch (spec.codec) {
+    case Codec::Fp32: return "fp32";
+    case Codec::Fp16: return "fp16";
+    case Codec::Int8: return "int8";
+    case Codec::TopK: {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "topk:%g", spec.topkFraction);
+        return buf;
+    }
+    }
+    return "?";
+}
+
+namespace {
+
+// Pads `flat` with zeros to whole chunks and views it as [chunks, kInt8Chunk].
+at::Tensor chunked(const at::Tensor &flat) {
+    const std::int64_t n = flat.numel();
+    const std::int64_t chunks = (n + kInt8Chunk - 1) / kInt8Chunk;
+    auto padded = at::zeros({chunks * kInt8Chunk}, flat.options());
+    padded.slice(0, 0, n).copy_(flat);
+    return padded.view({chunks, kInt8Chunk});
+}
+
+} // namespace
+
+Coded encode(const at::Tensor &flat, const CodecSpec &spec) {
+    if (flat.dim() != 1 || flat.scalar_type() != at::kFloat)
+        throw std::invalid_argument("codec: expects a 1-D fp32 tensor");
+    Coded c;
+    c.codec = spec.codec;
+    c.numel = flat.numel();
+    switch (spec.codec) {
+    case Codec::Fp32:
+        c.values = flat;
+        break;
+    case Codec::Fp16:
+        c.values = flat.to(at::kHalf);
+        break;
+    case Codec::Int8: {
+        if (c.numel == 0) {
+            c.values = at::empty({0}, flat.options().dtype(at::kChar));
+            c.scales = at::empty({0}, flat.options());
+            break;
+        }
+        const auto rows = chunked(flat);
+        // Symmetric per-chunk scale: the chunk's largest magnitude maps to 127.
+        auto scales = std::get<0>(rows.abs().max(1)).div_(127.0);
+        const auto safe = at::where(scales > 0, scales, at::ones_like(scales));
+        auto q = rows.div(safe.unsqueeze(1)).round_().clamp_(-127, 127).to(at::kChar);
+        c.values = q.view({-1}).slice(0, 0, c.numel).contiguous();
+        c.scales = scales;
+        break;
+    }
+    case Codec::TopK: {
+        const std::int64_t k =
+            std::clamp<std::int64_t>(std::int64_t(std::ceil(spec.topkFraction * double(c.numel))), 1, std::max<std::int64_t>(c.numel, 1));
+        if (c.numel == 0) {
+            c.values = flat;
+            c.indices = at::empty({0}, flat.options().dtype(at::kInt));
+            break;
+        }
+        auto idx = std::get<1>(flat.abs().topk(k, 0, true, false));
+        idx = std::get<0>(idx.sort());
+        c.values = flat.index_select(0, idx);
+        c.indices = idx.to(at::kInt);
+        break;
+    }
+    }
+    return c;
+}
+
+at::Tensor decode(const Coded &c) {
+    switch (c.codec) {
+    case Codec::Fp32: return c.values;
+    case Codec::Fp16: return c.values.to(at::kFloat);
+    case Codec::Int8: {
+        if (c.numel == 0)
+            return at::empty({0}, c.scales.options());
+        const std::int64_t chunks = c.scales.numel();
+        auto padded = at::zeros({chunks * kInt8Chunk}, c.scales.options());
+        padded.slice(0, 0, c.numel).copy_(c.values.to(at::kFloat));
+        return padded.view({chunks, kInt8Chunk}).mul_(c.scales.unsqueeze(1)).view({-1}).slice(0, 0, c.numel).contiguous();
+    }
+    case Codec::TopK: {
+        auto out = at::zeros({c.numel}, c.values.options());
+        if (c.indices.numel() > 0)
+            out.index_copy_(0, c.indices.to(at::kLong), c.values);
+        return out;
+    }
+    }
+    throw std::invalid_argument("codec: unknown codec");
+}
+
+std::uint64_t payloadBytes(const Coded &c) {
+    auto bytes = [](const at::Tensor &t) {
+        return t.defined() ? std::uint64_t(t.numel()) * std::uint64_t(t.element_size()) : 0;
+    };
+    return bytes(c.values) + bytes(c.scales) + bytes(c.indices);
+}
+
+} // namespace synaptic::engine

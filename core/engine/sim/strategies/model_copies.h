@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/engine/codec/delta_publisher.h"
+#include "core/engine/sim/message.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+
+namespace synaptic::engine {
+
+// A node that sends a whole model to nodes keeping a copy of it (a
+// center's model to its edges, a region leader's to its region): with a
+// lossy codec each node gets a coded delta from the copy it last received,
+// tracked per node (DeltaPublisher), when the node says it still holds that
+// copy; whole fp32 values otherwise (fp32, a first send, a node that
+// restarted or missed one).
+class ModelCopies {
+public:
+    // A FullValues message to `node` for `values` as of `version`; `held`
+    // is the version the node said it holds.
+    Message valuesFor(int node, std::uint64_t held, const at::Tensor &values, std::uint64_t version,
+                      const CodecSpec &codec);
+
+private:
+    std::map<int, DeltaPublisher> m_copies;
+};
+
+// The receiving side: `copy` becomes the values a FullValues message
+// carries (whole, or `copy` plus the delta). False, with `copy` untouched,
+// for a delta from a version other than `held`.
+bool receiveModel(const Message &m, at::Tensor &copy, std::uint64_t &held);
+
+} // namespace synaptic::engine

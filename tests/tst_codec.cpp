@@ -1,0 +1,174 @@
+// The codecs of issue 14 on real tensors (a trained model's gradients would
+// do, but their error bounds hold for any input, so the inputs here are
+// seeded random draws with outliers): round trips, error bounds, wire
+// sizes, error feedback's bookkeeping and value deltas' exactness.
+#include "core/engine/codec/codec.h"
+#include "core/engine/codec/delta_publisher.h"
+#include "core/engine/codec/error_feedback.h"
+
+#include <ATen/ATen.h>
+
+#include <QTest>
+
+#include <stdexcept>
+
+using namespace synaptic::engine;
+
+namespace {
+
+at::Tensor draws(std::int64_t n, std::uint64_t seed) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    auto t = at::randn({n}, gen, at::kFloat).mul_(1e-3);
+    // A few outliers, as real gradients have.
+    for (std::int64_t i = 7; i < n; i += 997)
+        t[i] = 0.5f * float((i % 3) - 1);
+    return t;
+}
+
+} // namespace
+
+class TestCodec : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void namesParseAndRoundTrip() {
+        for (const char *name : {"fp32", "fp16", "int8", "topk:0.01", "topk:0.25"})
+            QCOMPARE(QString::fromStdString(codecName(parseCodec(name))), QString(name));
+        QCOMPARE(parseCodec("topk").topkFraction, 0.01);
+        for (const char *bad : {"fp8", "topk:", "topk:0", "topk:1.5", "topk:abc", "topk:0.1x", ""}) {
+            try {
+                parseCodec(bad);
+                QFAIL(bad);
+            } catch (const std::invalid_argument &e) {
+                QVERIFY2(QString(e.what()).contains("codec"), e.what());
+            }
+        }
+    }
+
+    void fp32IsExact() {
+        const auto x = draws(10'000, 1);
+        const Coded c = encode(x, {Codec::Fp32});
+        QVERIFY(at::equal(decode(c), x));
+        QCOMPARE(payloadBytes(c), std::uint64_t(4 * 10'000));
+    }
+
+    void fp16HalvesBytesWithinHalfPrecision() {
+        const auto x = draws(10'000, 2);
+        const Coded c = encode(x, {Codec::Fp16});
+        QCOMPARE(payloadBytes(c), std::uint64_t(2 * 10'000));
+        const auto err = (decode(c) - x).abs();
+        // Relative error of a normal fp16 number is at most 2^-11; tiny values
+        // fall into fp16's subnormals, whose absolute step is 2^-24.
+        QVERIFY((err <= x.abs() * std::ldexp(1.0, -11) + std::ldexp(1.0, -24)).all().item<bool>());
+    }
+
+    void int8ErrorIsHalfAStepOfItsChunk() {
+        const std::int64_t n = 10 * kInt8Chunk + 17; // a partial last chunk
+        const auto x = draws(n, 3);
+        const Coded c = encode(x, {Codec::Int8});
+        QCOMPARE(c.values.scalar_type(), at::kChar);
+        QCOMPARE(c.scales.numel(), std::int64_t(11));
+        QCOMPARE(payloadBytes(c), std::uint64_t(n + 4 * 11));
+        const auto y = decode(c);
+        QCOMPARE(y.numel(), n);
+        for (std::int64_t k = 0; k < 11; ++k) {
+            const auto b = k * kInt8Chunk, e = std::min(n, b + kInt8Chunk);
+            const double step = x.slice(0, b, e).abs().max().item<double>() / 127.0;
+            const double worst = (y.slice(0, b, e) - x.slice(0, b, e)).abs().max().item<double>();
+            QVERIFY2(worst <= step / 2 * (1 + 1e-5) + 1e-12, qPrintable(QString("chunk %1: %2 > %3").arg(k).arg(worst).arg(step / 2)));
+        }
+        // An all-zero tensor has zero scales and decodes to zeros.
+        QVERIFY(at::equal(decode(encode(at::zeros({300}), {Codec::Int8})), at::zeros({300})));
+    }
+
+    void topkKeepsTheLargestMagnitudes() {
+        const auto x = draws(10'000, 4);
+        const Coded c = encode(x, {Codec::TopK, 0.01});
+        QCOMPARE(c.values.numel(), std::int64_t(100));
+        QCOMPARE(payloadBytes(c), std::uint64_t(100 * (4 + 4)));
+        const auto y = decode(c);
+        QCOMPARE(int(y.ne(0).sum().item<std::int64_t>()), 100);
+        // Every kept magnitude is at least every dropped one.
+        const auto kept = y.ne(0);
+        const double smallestKept = x.abs().masked_select(kept).min().item<double>();
+        const double largestDropped = x.abs().masked_select(kept.logical_not()).max().item<double>();
+        QVERIFY(smallestKept >= largestDropped);
+        QVERIFY(at::equal(y.masked_select(kept), x.masked_select(kept)));
+        // Positions ascend (the wire checks it).
+        QVERIFY((c.indices.slice(0, 1) > c.indices.slice(0, 0, 99)).all().item<bool>());
+    }
+
+    // Deep Gradient Compression's bookkeeping: after any number of sends,
+    // what arrived plus the residual is what was meant to be sent.
+    void errorFeedbackCarriesTheResidual_data() {
+        QTest::addColumn<QString>("codec");
+        for (const char *c : {"int8", "topk:0.01", "fp16"})
+            QTest::newRow(c) << c;
+    }
+    void errorFeedbackCarriesTheResidual() {
+        QFETCH(QString, codec);
+        const CodecSpec spec = parseCodec(codec.toStdString());
+        ErrorFeedback feedback;
+        at::Tensor truth = at::zeros({5000}, at::kDouble), arrived = at::zeros({5000}, at::kDouble);
+        for (int i = 0; i < 50; ++i) {
+            const auto update = draws(5000, 100 + std::uint64_t(i));
+            truth += update.to(at::kDouble);
+            arrived += decode(feedback.compress(update, spec)).to(at::kDouble);
+        }
+        QVERIFY(feedback.residual().defined());
+        const auto gap = (arrived + feedback.residual().to(at::kDouble) - truth).abs().max().item<double>();
+        QVERIFY2(gap < 1e-5, qPrintable(QString::number(gap)));
+        // Without the residual the sum is off by far more: the check can fail.
+        const auto lost = (arrived - truth).abs().max().item<double>();
+        QVERIFY2(lost > 100 * gap, qPrintable(QString("%1 vs %2").arg(lost).arg(gap)));
+    }
+
+    void losslessCodecOwesNothing() {
+        ErrorFeedback feedback;
+        const auto x = draws(100, 9);
+        QVERIFY(at::equal(decode(feedback.compress(x, {Codec::Fp32})), x));
+        QVERIFY(!feedback.residual().defined());
+    }
+
+    // fp32 value deltas: the receiver's copy is bit for bit the sender's
+    // values after every version, however the values move.
+    void fp32ValueDeltasReconstructExactly() {
+        auto values = draws(4096, 20);
+        DeltaPublisher publisher;
+        publisher.reset(values, 0);
+        at::Tensor copy = values.clone();
+        for (std::uint64_t v = 1; v <= 200; ++v) {
+            values.add_(draws(4096, 200 + v).mul_(v % 7 == 0 ? 1000.0 : 1.0)); // some large jumps, sign changes
+            const Coded delta = publisher.publish(values, v, {Codec::Fp32});
+            applyDelta(copy, delta);
+            QVERIFY2(at::equal(copy, values), qPrintable(QString("version %1").arg(v)));
+        }
+        QCOMPARE(publisher.version(), std::uint64_t(200));
+    }
+
+    // Lossy value deltas: receivers hold exactly the publisher's record, and
+    // it tracks the true values without drifting away (the error of one
+    // delta is sent with the next).
+    void lossyValueDeltasStayWithinOneStep() {
+        auto values = draws(4096, 30);
+        DeltaPublisher publisher;
+        publisher.reset(values, 0);
+        at::Tensor copy = values.clone();
+        double worst = 0;
+        for (std::uint64_t v = 1; v <= 200; ++v) {
+            const auto step = draws(4096, 300 + v);
+            values.add_(step);
+            applyDelta(copy, publisher.publish(values, v, {Codec::Int8}));
+            QVERIFY(at::equal(copy, publisher.published()));
+            worst = std::max(worst, (copy - values).abs().max().item<double>());
+        }
+        // Each delta's error is half an int8 step of what it carries (the
+        // step plus the last error), never the sum over 200 versions.
+        QVERIFY2(worst < 0.5 * 1.0 / 127.0 * 2, qPrintable(QString::number(worst)));
+        const Coded whole = encode(values, {Codec::Int8});
+        const double wholeError = (decode(whole) - values).abs().max().item<double>();
+        QVERIFY2(worst < wholeError, qPrintable(QString("%1 vs whole values' %2").arg(worst).arg(wholeError)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCodec)
+#include "tst_codec.moc"
