@@ -2,6 +2,8 @@
 // undo sends the old value back and redo the new one; the link editor and
 // the fault buttons produce the commands their labels say.
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/knob_commands.h"
+#include "ui/panels/codec_panel.h"
 #include "ui/panels/control_panel.h"
 
 #include <QDoubleSpinBox>
@@ -14,6 +16,10 @@
 using namespace synaptic;
 using namespace synaptic::ui;
 using Kind = engine::SimCommand::Kind;
+using engine::Codec;
+using engine::ClusterConfig;
+using engine::applyKnobCommand;
+using engine::parseCodec;
 
 Q_DECLARE_METATYPE(synaptic::engine::SimCommand)
 
@@ -82,6 +88,27 @@ private Q_SLOTS:
         QCOMPARE(spy.count(), 3);
         QCOMPARE(at(spy, 2).node, 2);
         QCOMPARE(at(spy, 2).value, 0.9);
+    }
+
+    void codecPanelSendsSetCodec() {
+        ClusterConfig config = m_config;
+        config.codecs.values = parseCodec("topk:0.2"); // not in the list: added
+        CodecPanel panel(config.codecs);
+        QSignalSpy spy(&panel, &CodecPanel::commandRequested);
+        QCOMPARE(panel.classBox(0)->currentText(), QString("fp32"));
+        QCOMPARE(panel.classBox(1)->currentText(), QString("topk:0.2"));
+        Q_EMIT panel.classBox(2)->textActivated("int8");
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(at(spy, 0).kind, Kind::SetCodec);
+        QCOMPARE(at(spy, 0).region, 2);
+        QCOMPARE(at(spy, 0).shard, int(Codec::Int8));
+        Q_EMIT panel.classBox(0)->textActivated("topk:0.01");
+        QCOMPARE(at(spy, 1).region, 0);
+        QCOMPARE(at(spy, 1).shard, int(Codec::TopK));
+        QCOMPARE(at(spy, 1).value, 0.01);
+        // What the panel sends is a command the engine takes.
+        QCOMPARE(QString::fromStdString(applyKnobCommand(config, at(spy, 1))), QString());
+        QCOMPARE(config.codecs.gradients.codec, Codec::TopK);
     }
 
     void linkEditorSendsSetLink() {

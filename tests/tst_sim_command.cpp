@@ -1,6 +1,7 @@
 // Timed commands from JSON: names resolve against the config, and every bad
 // input is a ConfigError naming the element and the field.
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/knob_commands.h"
 #include "core/engine/sim/sim_command.h"
 
 #include <QTest>
@@ -57,6 +58,43 @@ private Q_SLOTS:
         QCOMPARE(cmds[6].node, 1);
         QCOMPARE(cmds[10].region, 0);
         QCOMPARE(QString::fromStdString(cmds[0].describe()), QString("move_shard shard 3 region 1 to edge 5"));
+    }
+
+    // Codecs per traffic class, live (issue 14): parsed, described, applied
+    // to the config the nodes read, and refused when malformed.
+    void setCodecParsesAndApplies() {
+        const auto cmds = parseCommands(R"([
+            {"command": "set_codec", "class": "center", "codec": "int8"},
+            {"command": "set_codec", "class": "gradients", "codec": "topk:0.05"}
+        ])", "cmds.json", m_config);
+        QCOMPARE(cmds.size(), std::size_t(2));
+        QCOMPARE(cmds[0].kind, Kind::SetCodec);
+        QCOMPARE(QString::fromStdString(cmds[0].describe()), QString("set_codec center int8"));
+        QCOMPARE(QString::fromStdString(cmds[1].describe()), QString("set_codec gradients topk:0.05"));
+        QVERIFY(isKnobCommand(cmds[0]));
+        ClusterConfig c = m_config;
+        QCOMPARE(QString::fromStdString(applyKnobCommand(c, cmds[0])), QString());
+        QCOMPARE(QString::fromStdString(applyKnobCommand(c, cmds[1])), QString());
+        QCOMPARE(c.codecs.center.codec, Codec::Int8);
+        QCOMPARE(c.codecs.gradients.codec, Codec::TopK);
+        QCOMPARE(c.codecs.gradients.topkFraction, 0.05);
+        QCOMPARE(c.codecs.values.codec, Codec::Fp32);
+        SimCommand bad = cmds[0];
+        bad.region = 7;
+        QVERIFY(!applyKnobCommand(c, bad).empty());
+        bad = cmds[1];
+        bad.value = 0;
+        QVERIFY(QString::fromStdString(applyKnobCommand(c, bad)).contains("fraction"));
+        for (const char *text : {R"([{"command": "set_codec", "class": "weights", "codec": "int8"}])",
+                                 R"([{"command": "set_codec", "class": "center", "codec": "int4"}])",
+                                 R"([{"command": "set_codec", "codec": "int8"}])"}) {
+            try {
+                parseCommands(text, "cmds.json", m_config);
+                QFAIL(text);
+            } catch (const ConfigError &e) {
+                QVERIFY2(QString(e.what()).contains("cmds.json: [0].c"), e.what());
+            }
+        }
     }
 
     void errorsNameTheField_data() {

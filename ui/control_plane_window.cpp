@@ -4,6 +4,7 @@
 #include "charts/time_series_chart.h"
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
+#include "panels/codec_panel.h"
 #include "panels/control_panel.h"
 #include "panels/serving_panel.h"
 #include "telemetry/chart_feeder.h"
@@ -201,6 +202,11 @@ void ControlPlaneWindow::buildDocks() {
     auto *faultDock = dock(this, tr("Faults"), "faultsDock", m_faults);
     addDockWidget(Qt::LeftDockWidgetArea, faultDock);
     tabifyDockWidget(controlDock, faultDock);
+    auto *codecs = new CodecPanel(m_config.codecs);
+    connect(codecs, &CodecPanel::commandRequested, m_session, &ClusterSource::submit);
+    auto *codecDock = dock(this, tr("Codecs"), "codecsDock", codecs);
+    addDockWidget(Qt::LeftDockWidgetArea, codecDock);
+    tabifyDockWidget(controlDock, codecDock);
     controlDock->raise();
 
     const QStringList chartTitles{tr("Training"), tr("Drift and lag"), tr("Bandwidth"), tr("Inference")};

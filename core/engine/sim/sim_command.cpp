@@ -2,6 +2,8 @@
 
 #include "cluster_config.h"
 
+#include "core/engine/codec/codec.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -23,6 +25,7 @@ const std::map<std::string, Kind> kKinds{
     {"partition_region", Kind::PartitionRegion}, {"heal_region", Kind::HealRegion},
     {"set_confidence_threshold", Kind::SetConfidenceThreshold},
     {"set_release_cadence", Kind::SetReleaseCadence},
+    {"set_codec", Kind::SetCodec},
 };
 
 std::string kindName(Kind k) {
@@ -68,6 +71,12 @@ std::string SimCommand::describe() const {
     case Kind::PartitionRegion:
     case Kind::HealRegion:
         return s + " region " + std::to_string(region);
+    case Kind::SetCodec: {
+        const bool known = region >= 0 && region < 3 && shard >= 0 && shard <= int(Codec::TopK);
+        if (!known)
+            return s + " (invalid)";
+        return s + " " + kCodecTrafficClasses[region] + " " + codecName(CodecSpec{Codec(shard), value});
+    }
     case Kind::SetConfidenceThreshold: {
         char buf[32];
         std::snprintf(buf, sizeof buf, " %g", value);
@@ -164,6 +173,27 @@ std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::st
         case Kind::PartitionRegion:
         case Kind::HealRegion: cmd.region = name("region", regionIndex, "region"); break;
         case Kind::SetReleaseCadence: cmd.value = std::round(number("syncs", 1, 1e6)); break;
+        case Kind::SetCodec: {
+            if (!c.contains("class") || !c.at("class").is_string())
+                fail("class", "must be gradients, values or center");
+            const std::string cls = c.at("class").get<std::string>();
+            cmd.region = -1;
+            for (int k = 0; k < 3; ++k)
+                if (cls == kCodecTrafficClasses[k])
+                    cmd.region = k;
+            if (cmd.region < 0)
+                fail("class", "must be gradients, values or center, got \"" + cls + "\"");
+            if (!c.contains("codec") || !c.at("codec").is_string())
+                fail("codec", "must be a string such as \"int8\"");
+            try {
+                const CodecSpec spec = parseCodec(c.at("codec").get<std::string>());
+                cmd.shard = int(spec.codec);
+                cmd.value = spec.topkFraction;
+            } catch (const std::invalid_argument &e) {
+                fail("codec", e.what());
+            }
+            break;
+        }
         case Kind::SetConfidenceThreshold:
             cmd.value = number("threshold", 0, 1);
             if (c.contains("edge")) {

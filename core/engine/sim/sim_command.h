@@ -30,6 +30,7 @@ struct SimCommand {
         HealRegion,           // region
         SetConfidenceThreshold, // value in [0, 1]; node = edge for a per-edge override, -1 = every edge
         SetReleaseCadence,    // value = center syncs between edge-image releases (>= 1)
+        SetCodec,             // region = traffic class (codecTrafficClasses), shard = Codec, value = top-k fraction
     };
     Kind kind = Kind::SetAggregationWindow;
     double at = 0;
@@ -48,6 +49,9 @@ struct SimCommand {
 };
 
 struct ClusterConfig;
+
+// SetCodec's traffic classes, by index: "gradients", "values", "center".
+inline constexpr const char *kCodecTrafficClasses[] = {"gradients", "values", "center"};
 
 // Reads a JSON array of commands, e.g.
 //   [{"at": 2.5, "command": "move_shard", "shard": 3, "region": "eu", "to": "eu-2"},
