@@ -1,6 +1,7 @@
 // Cluster configs: the shipped default has the topology the design names,
 // and every malformed config is refused with the file and the field.
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/cluster_config_json.h"
 
 #include <QTest>
 
@@ -31,6 +32,63 @@ private Q_SLOTS:
         QCOMPARE(c.interRegion.bandwidthBitsPerSecond, 100e6);
         QCOMPARE(c.partition, std::string("iid"));
         QCOMPARE(c.strategy, std::string("synaptic"));
+        // The geography issue 14 names: eu<->us 40 ms, eu<->ap 120 ms, us<->ap
+        // 100 ms (our pick), and ap-7 behind a slow last mile.
+        QCOMPARE(c.regionLinks.size(), std::size_t(3));
+        auto pair = [&](const std::string &a, const std::string &b) {
+            for (const auto &p : c.regionLinks)
+                if ((p.a == a && p.b == b) || (p.a == b && p.b == a))
+                    return p.spec;
+            return LinkSpec{-1, -1, -1, false};
+        };
+        QCOMPARE(pair("eu", "us").latencySeconds, 0.040);
+        QCOMPARE(pair("eu", "ap").latencySeconds, 0.120);
+        QCOMPARE(pair("us", "ap").latencySeconds, 0.100);
+        QCOMPARE(pair("eu", "ap").bandwidthBitsPerSecond, 100e6);
+        int slow = 0;
+        for (const auto &r : c.regions)
+            for (const auto &e : r.edges)
+                if (e.lastMile) {
+                    ++slow;
+                    QCOMPARE(e.name, std::string("ap-7"));
+                    QCOMPARE(e.lastMile->latencySeconds, 0.020);
+                    QCOMPARE(e.lastMile->bandwidthBitsPerSecond, 20e6);
+                }
+        QCOMPARE(slow, 1);
+        QCOMPARE(c.planner.minShare, 0.05);
+        QCOMPARE(c.planner.maxShare, 0.15);
+        QCOMPARE(c.planner.onBound, std::string("confirm"));
+    }
+
+    void geography() {
+        const ClusterConfig c = parseClusterConfig(R"({
+            "links": {"inter_region": {"latency_ms": 50, "bandwidth_mbps": 80, "loss": 0.01},
+                      "region_pairs": [{"a": "x", "b": "y", "latency_ms": 7}],
+                      "region_center": [{"region": "y", "bandwidth_mbps": 5}]},
+            "regions": [{"name": "x", "edges": [{"name": "x0", "last_mile": {"latency_ms": 3}}]},
+                        {"name": "y", "edges": [{"name": "y0"}]},
+                        {"name": "z", "edges": [{"name": "z0"}]}]})",
+                                                   "geo.json");
+        QCOMPARE(c.regionLinks.size(), std::size_t(1));
+        // A pair's missing fields come from the class it overrides.
+        QCOMPARE(c.regionLinks[0].spec.latencySeconds, 0.007);
+        QCOMPARE(c.regionLinks[0].spec.bandwidthBitsPerSecond, 80e6);
+        QCOMPARE(c.regionLinks[0].spec.lossRate, 0.01);
+        QCOMPARE(c.centerLinks.size(), std::size_t(1));
+        QCOMPARE(c.centerLinks[0].region, std::string("y"));
+        QCOMPARE(c.centerLinks[0].spec.latencySeconds, 0.040);
+        QCOMPARE(c.centerLinks[0].spec.bandwidthBitsPerSecond, 5e6);
+        QVERIFY(c.regions[0].edges[0].lastMile.has_value());
+        QCOMPARE(c.regions[0].edges[0].lastMile->latencySeconds, 0.003);
+        QCOMPARE(c.regions[0].edges[0].lastMile->bandwidthBitsPerSecond, 0.0); // no cap given
+        QVERIFY(!c.regions[1].edges[0].lastMile);
+        // What the live cluster and recordings carry reads back the same.
+        const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
+        QCOMPARE(clusterConfigToJson(back), clusterConfigToJson(c));
+        QCOMPARE(back.regionLinks[0].spec.latencySeconds, 0.007);
+        QCOMPARE(back.centerLinks[0].spec.bandwidthBitsPerSecond, 5e6);
+        QCOMPARE(back.regions[0].edges[0].lastMile->latencySeconds, 0.003);
+        QVERIFY(!back.regions[1].edges[0].lastMile);
     }
 
     void minimalUsesDefaults() {
@@ -43,6 +101,12 @@ private Q_SLOTS:
         QCOMPARE(c.knobs.gossipSteps, 4);
         QCOMPARE(c.knobs.confidenceThreshold, 0.85);
         QCOMPARE(c.edgeCenter.bandwidthBitsPerSecond, 100e6);
+        QVERIFY(c.regionLinks.empty()); // the three global classes stay the defaults
+        QVERIFY(c.centerLinks.empty());
+        QVERIFY(!c.regions[0].edges[0].lastMile);
+        QCOMPARE(c.planner.minShare, 0.05);
+        QCOMPARE(c.planner.maxShare, 0.15);
+        QCOMPARE(c.planner.onBound, std::string("confirm"));
     }
 
     void errors_data() {
@@ -103,6 +167,51 @@ private Q_SLOTS:
         QTest::newRow("huge test subset") << R"({"evaluation": {"test_subset": 20000}, "regions": []})"
                                           << "evaluation.test_subset: must be between 1 and 10000";
         QTest::newRow("negative seed") << R"({"seed": -1, "regions": []})" << "seed: must be between 0";
+        const QString two = R"("regions": [{"name": "a", "edges": [{}]}, {"name": "b", "edges": [{}]}])";
+        QTest::newRow("pair: unknown region")
+            << R"({"links": {"region_pairs": [{"a": "a", "b": "mars"}]}, )" + two + "}"
+            << "links.region_pairs[0].b: unknown region \"mars\"";
+        QTest::newRow("pair: missing a") << R"({"links": {"region_pairs": [{"b": "a"}]}, )" + two + "}"
+                                         << "links.region_pairs[0].a: is required";
+        QTest::newRow("pair: same region") << R"({"links": {"region_pairs": [{"a": "a", "b": "a"}]}, )" + two + "}"
+                                           << "links.region_pairs[0].b: must name another region than a";
+        QTest::newRow("pair: twice")
+            << R"({"links": {"region_pairs": [{"a": "a", "b": "b"}, {"a": "b", "b": "a"}]}, )" + two + "}"
+            << "links.region_pairs[1]: b <-> a is given twice";
+        QTest::newRow("pair: bad latency")
+            << R"({"links": {"region_pairs": [{"a": "a", "b": "b", "latency_ms": -5}]}, )" + two + "}"
+            << "links.region_pairs[0].latency_ms: must be >= 0";
+        QTest::newRow("pair: unknown key")
+            << R"({"links": {"region_pairs": [{"a": "a", "b": "b", "jitter_ms": 1}]}, )" + two + "}"
+            << "links.region_pairs[0].jitter_ms: unknown key";
+        QTest::newRow("pairs not a list") << R"({"links": {"region_pairs": {"a": "a"}}, )" + two + "}"
+                                          << "links.region_pairs: must be an array";
+        QTest::newRow("center link: unknown region")
+            << R"({"links": {"region_center": [{"region": "c", "latency_ms": 5}]}, )" + two + "}"
+            << "links.region_center[0].region: unknown region \"c\"";
+        QTest::newRow("center link: twice")
+            << R"({"links": {"region_center": [{"region": "a"}, {"region": "a"}]}, )" + two + "}"
+            << "links.region_center[1]: a <-> center is given twice";
+        QTest::newRow("center link: zero bandwidth")
+            << R"({"links": {"region_center": [{"region": "a", "bandwidth_mbps": 0}]}, )" + two + "}"
+            << "links.region_center[0].bandwidth_mbps: must be > 0";
+        QTest::newRow("last mile: zero bandwidth")
+            << R"({"regions": [{"name": "a", "edges": [{"last_mile": {"bandwidth_mbps": 0}}]}]})"
+            << "regions[0].edges[0].last_mile.bandwidth_mbps: must be > 0";
+        QTest::newRow("last mile: loss 1")
+            << R"({"regions": [{"name": "a", "edges": [{"last_mile": {"loss": 1}}]}]})"
+            << "regions[0].edges[0].last_mile.loss: must be >= 0 and <= 0.99";
+        QTest::newRow("last mile: unknown key")
+            << R"({"regions": [{"name": "a", "edges": [{"last_mile": {"latency": 3}}]}]})"
+            << "regions[0].edges[0].last_mile.latency: unknown key";
+        QTest::newRow("planner: min above max") << R"({"planner": {"min_share": 0.2, "max_share": 0.1}, "regions": []})"
+                                                << "planner.min_share: must be below planner.max_share";
+        QTest::newRow("planner: max above 1") << R"({"planner": {"max_share": 1.5}, "regions": []})"
+                                              << "planner.max_share: must be > 0 and <= 1";
+        QTest::newRow("planner: bad on_bound") << R"({"planner": {"on_bound": "ask"}, "regions": []})"
+                                               << "planner.on_bound: must be one of confirm, refuse, allow";
+        QTest::newRow("planner: unknown key") << R"({"planner": {"share": 0.1}, "regions": []})"
+                                              << "planner.share: unknown key";
         QTest::newRow("model not object") << R"({"model": 3, "regions": []})" << "model: must be an object";
     }
     void errors() {

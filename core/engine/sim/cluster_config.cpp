@@ -89,12 +89,78 @@ private:
     std::string m_path;
 };
 
-LinkSpec readLink(const json &obj, const std::string &path, LinkSpec spec) {
-    Reader r(obj, path, {"latency_ms", "bandwidth_mbps", "loss"});
+LinkSpec readLink(const json &obj, const std::string &path, LinkSpec spec, std::set<std::string> extra = {}) {
+    extra.insert({"latency_ms", "bandwidth_mbps", "loss"});
+    Reader r(obj, path, std::move(extra));
     spec.latencySeconds = r.number("latency_ms", spec.latencySeconds * 1e3, 0, 60'000) / 1e3;
     spec.bandwidthBitsPerSecond = r.number("bandwidth_mbps", spec.bandwidthBitsPerSecond / 1e6, 0, 1e7, true) * 1e6;
     spec.lossRate = r.number("loss", spec.lossRate, 0, 0.99);
     return spec;
+}
+
+LastMile readLastMile(const json &obj, const std::string &path) {
+    Reader r(obj, path, {"latency_ms", "bandwidth_mbps", "loss"});
+    LastMile m;
+    m.latencySeconds = r.number("latency_ms", 0, 0, 60'000) / 1e3;
+    m.bandwidthBitsPerSecond = r.has("bandwidth_mbps") ? r.number("bandwidth_mbps", 0, 0, 1e7, true) * 1e6 : 0;
+    m.lossRate = r.number("loss", 0, 0, 0.99);
+    return m;
+}
+
+// links.region_pairs and links.region_center name regions, so they are read
+// once the regions are known. Fields a pair leaves out come from the class
+// it overrides (inter_region, edge_center).
+void readRegionLinks(const json &links, ClusterConfig &c) {
+    auto regionIndex = [&](const std::string &name) {
+        for (std::size_t i = 0; i < c.regions.size(); ++i)
+            if (c.regions[i].name == name)
+                return int(i);
+        return -1;
+    };
+    auto regionName = [&](const Reader &r, const char *key, const std::string &path) {
+        const std::string name = r.text(key, "");
+        if (name.empty())
+            Reader::fail(path + "." + key, "is required (a region name)");
+        if (regionIndex(name) < 0)
+            Reader::fail(path + "." + key, "unknown region \"" + name + "\"");
+        return name;
+    };
+    auto list = [&](const char *key) -> const json * {
+        if (!links.contains(key))
+            return nullptr;
+        if (!links.at(key).is_array())
+            Reader::fail(std::string("links.") + key, "must be an array");
+        return &links.at(key);
+    };
+    if (const json *pairs = list("region_pairs")) {
+        std::set<std::pair<std::string, std::string>> seen;
+        for (std::size_t i = 0; i < pairs->size(); ++i) {
+            const std::string path = "links.region_pairs[" + std::to_string(i) + "]";
+            const json &item = (*pairs)[i];
+            Reader r(item, path, {"a", "b", "latency_ms", "bandwidth_mbps", "loss"});
+            RegionPairLink pair{regionName(r, "a", path), regionName(r, "b", path), {}};
+            if (pair.a == pair.b)
+                Reader::fail(path + ".b", "must name another region than a (a region's own links are "
+                                          "links.intra_region)");
+            if (!seen.insert(std::minmax(pair.a, pair.b)).second)
+                Reader::fail(path, pair.a + " <-> " + pair.b + " is given twice");
+            pair.spec = readLink(item, path, c.interRegion, {"a", "b"});
+            c.regionLinks.push_back(std::move(pair));
+        }
+    }
+    if (const json *centers = list("region_center")) {
+        std::set<std::string> seen;
+        for (std::size_t i = 0; i < centers->size(); ++i) {
+            const std::string path = "links.region_center[" + std::to_string(i) + "]";
+            const json &item = (*centers)[i];
+            Reader r(item, path, {"region", "latency_ms", "bandwidth_mbps", "loss"});
+            RegionCenterLink link{regionName(r, "region", path), {}};
+            if (!seen.insert(link.region).second)
+                Reader::fail(path, link.region + " <-> center is given twice");
+            link.spec = readLink(item, path, c.edgeCenter, {"region"});
+            c.centerLinks.push_back(std::move(link));
+        }
+    }
 }
 
 } // namespace
@@ -167,10 +233,20 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             c.centerGflops = ce.number("gflops", c.centerGflops, 0, 1e9, true);
         }
         if (top.has("links")) {
-            Reader l(top.at("links"), "links", {"intra_region", "edge_center", "inter_region"});
+            Reader l(top.at("links"), "links",
+                     {"intra_region", "edge_center", "inter_region", "region_pairs", "region_center"});
             if (l.has("intra_region")) c.intraRegion = readLink(l.at("intra_region"), "links.intra_region", c.intraRegion);
             if (l.has("edge_center")) c.edgeCenter = readLink(l.at("edge_center"), "links.edge_center", c.edgeCenter);
             if (l.has("inter_region")) c.interRegion = readLink(l.at("inter_region"), "links.inter_region", c.interRegion);
+        }
+        if (top.has("planner")) {
+            Reader p(top.at("planner"), "planner", {"min_share", "max_share", "on_bound"});
+            auto &b = c.planner;
+            b.minShare = p.number("min_share", b.minShare, 0, 1);
+            b.maxShare = p.number("max_share", b.maxShare, 0, 1, true);
+            b.onBound = p.text("on_bound", b.onBound, {"confirm", "refuse", "allow"});
+            if (b.minShare >= b.maxShare)
+                Reader::fail("planner.min_share", "must be below planner.max_share");
         }
         if (!top.has("regions") || !top.at("regions").is_array() || top.at("regions").empty())
             Reader::fail("regions", "must be a non-empty array of regions");
@@ -190,17 +266,21 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             const json &edges = rr.at("edges");
             for (std::size_t j = 0; j < edges.size(); ++j) {
                 const std::string epath = path + ".edges[" + std::to_string(j) + "]";
-                Reader er(edges[j], epath, {"name", "gflops"});
+                Reader er(edges[j], epath, {"name", "gflops", "last_mile"});
                 EdgeConfig edge;
             n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
                 edge.name = er.text("name", region.name + "-" + std::to_string(j));
                 if (!names.insert(edge.name).second)
                     Reader::fail(epath + ".name", "\"" + edge.name + "\" is used twice (or is reserved)");
                 edge.gflops = er.number("gflops", edge.gflops, 0, 1e9, true);
+                if (er.has("last_mile"))
+                    edge.lastMile = readLastMile(er.at("last_mile"), epath + ".last_mile");
                 region.edges.push_back(edge);
             }
             c.regions.push_back(std::move(region));
         }
+        if (top.has("links"))
+            readRegionLinks(top.at("links"), c);
     } catch (const ConfigError &e) {
         throw ConfigError(source, e.what());
         if (top.has("codecs")) {

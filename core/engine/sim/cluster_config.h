@@ -6,14 +6,38 @@
 #include "core/engine/config_error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace synaptic::engine {
 
+// An edge's own access line (issue 14 "geography"), on top of whatever link
+// class the edge uses: its latency adds, its bandwidth caps the link (the
+// slower wins), its loss compounds. A slow last mile slows every link of
+// that edge, to its region's edges as well as to the center.
+struct LastMile {
+    double latencySeconds = 0;
+    double bandwidthBitsPerSecond = 0; // 0: no cap of its own
+    double lossRate = 0;
+};
+
 struct EdgeConfig {
     std::string name;
     double gflops = 100;   // compute model: virtual seconds = FLOPs / (gflops * 1e9)
+    std::optional<LastMile> lastMile;
+};
+
+// Link classes for named places (issue 14 "geography"), overriding the
+// three global classes: the links between the edges of two regions, and
+// the links between one region's edges and the center.
+struct RegionPairLink {
+    std::string a, b; // region names, a != b; the link is the same both ways
+    LinkSpec spec;
+};
+struct RegionCenterLink {
+    std::string region;
+    LinkSpec spec;
 };
 
 struct RegionConfig {
@@ -67,6 +91,9 @@ struct ClusterConfig {
     LinkSpec intraRegion{0.001, 1e9, 0.0, true};
     LinkSpec edgeCenter{0.040, 100e6, 0.0, true};
     LinkSpec interRegion{0.040, 100e6, 0.0, true};
+    std::vector<RegionPairLink> regionLinks;   // over interRegion for those pairs
+    std::vector<RegionCenterLink> centerLinks; // over edgeCenter for those regions
+    PlannerBounds planner;
     std::vector<RegionConfig> regions;
 
     int edgeCount() const;

@@ -28,6 +28,39 @@ json linkJson(const LinkSpec &l) {
             {"loss", l.lossRate}};
 }
 
+json lastMileJson(const LastMile &m) {
+    json out = {{"latency_ms", inUnits(m.latencySeconds, m.latencySeconds * 1e3, [](double ms) { return ms / 1e3; })},
+                {"loss", m.lossRate}};
+    if (m.bandwidthBitsPerSecond > 0)
+        out["bandwidth_mbps"] = inUnits(m.bandwidthBitsPerSecond, m.bandwidthBitsPerSecond / 1e6,
+                                        [](double mbps) { return mbps * 1e6; });
+    return out;
+}
+
+// The geography keys are written only when set, so a config without them
+// writes exactly what it did before they existed (recordings compare it).
+void addGeography(json &links, const ClusterConfig &c) {
+    if (!c.regionLinks.empty()) {
+        json pairs = json::array();
+        for (const auto &p : c.regionLinks) {
+            json item = linkJson(p.spec);
+            item["a"] = p.a;
+            item["b"] = p.b;
+            pairs.push_back(item);
+        }
+        links["region_pairs"] = pairs;
+    }
+    if (!c.centerLinks.empty()) {
+        json centers = json::array();
+        for (const auto &l : c.centerLinks) {
+            json item = linkJson(l.spec);
+            item["region"] = l.region;
+            centers.push_back(item);
+        }
+        links["region_center"] = centers;
+    }
+}
+
 } // namespace
 
 std::string clusterConfigToJson(const ClusterConfig &c) {
@@ -35,8 +68,12 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
     json regions = json::array();
     for (const auto &r : c.regions) {
         json edges = json::array();
-        for (const auto &e : r.edges)
-            edges.push_back({{"name", e.name}, {"gflops", e.gflops}});
+        for (const auto &e : r.edges) {
+            json edge = {{"name", e.name}, {"gflops", e.gflops}};
+            if (e.lastMile)
+                edge["last_mile"] = lastMileJson(*e.lastMile);
+            edges.push_back(edge);
+        }
         regions.push_back({{"name", r.name}, {"edges", edges}});
     }
     json root = {
@@ -68,8 +105,11 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
          {{"intra_region", linkJson(c.intraRegion)},
           {"edge_center", linkJson(c.edgeCenter)},
           {"inter_region", linkJson(c.interRegion)}}},
+        {"planner",
+         {{"min_share", c.planner.minShare}, {"max_share", c.planner.maxShare}, {"on_bound", c.planner.onBound}}},
         {"regions", regions},
     };
+    addGeography(root["links"], c);
     return root.dump(2);
 }
 

@@ -5,7 +5,7 @@
 namespace synaptic::engine {
 
 SimTransport::SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks)
-    : m_loop(loop), m_config(config), m_shape(shape), m_hooks(std::move(hooks)) {}
+    : m_loop(loop), m_config(config), m_shape(shape), m_geography(config), m_hooks(std::move(hooks)) {}
 
 int SimTransport::regionOfNode(int node) const {
     return node == kCenterNode ? -1 : m_shape.regionOfEdge[std::size_t(ClusterShape::edgeOfNode(node))];
@@ -15,11 +15,7 @@ bool SimTransport::isWan(int a, int b) const {
     return a == kCenterNode || b == kCenterNode || regionOfNode(a) != regionOfNode(b);
 }
 
-LinkSpec SimTransport::baseSpec(int a, int b) const {
-    if (a == kCenterNode || b == kCenterNode)
-        return m_config.edgeCenter;
-    return regionOfNode(a) == regionOfNode(b) ? m_config.intraRegion : m_config.interRegion;
-}
+LinkSpec SimTransport::baseSpec(int a, int b) const { return m_geography.between(a, b); }
 
 Link &SimTransport::link(int from, int to) {
     auto it = m_links.find({from, to});

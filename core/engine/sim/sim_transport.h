@@ -2,6 +2,7 @@
 
 #include "cluster_config.h"
 #include "link.h"
+#include "link_geography.h"
 #include "message.h"
 #include "node_context.h"
 
@@ -29,7 +30,7 @@ struct TransportCounters {
 
 // The simulator's network (DESIGN.md §3): one Link per direction between
 // two nodes (latency, bandwidth queue, loss, partition switch), built on
-// first use from the config's link classes. send() charges a message its
+// first use from the config's geography (LinkGeography). send() charges a message its
 // wire size, schedules its arrival, and does what a real transport would
 // when it does not arrive: a lost message is sent again after a round
 // trip (as TCP would), a reliable kind (isReliable) keeps being retried
@@ -77,6 +78,7 @@ private:
     EventLoop &m_loop;
     const ClusterConfig &m_config;
     const ClusterShape &m_shape;
+    LinkGeography m_geography;
     Hooks m_hooks;
     std::map<std::pair<int, int>, Link> m_links;
     std::map<std::pair<int, int>, std::uint64_t> m_intervalBytes;

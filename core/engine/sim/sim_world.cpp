@@ -80,7 +80,10 @@ std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, co
     torch::manual_seed(config.seed);
     SynapticNet probe;
     m->layers = layoutOf(*probe);
-    m->plan = planShards(m->layers, topology);
+    PlanOptions bounds; // the config's bounds decide only what the plan warns about, not the split
+    bounds.minShare = config.planner.minShare;
+    bounds.maxShare = config.planner.maxShare;
+    m->plan = planShards(m->layers, topology, bounds);
     m->trainFlopsPerSample = 6.0 * double(SynapticNetImpl::forwardMacsPerSample());
     torch::manual_seed(config.seed);
     FlatModel init(m->plan, m->layers, device);

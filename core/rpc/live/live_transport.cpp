@@ -4,6 +4,7 @@
 
 #include "core/rpc/wire/message_codec.h"
 
+#include "core/engine/sim/link_geography.h"
 #include "core/engine/sim/wire_size.h"
 
 #include <grpcpp/grpcpp.h>
@@ -74,14 +75,8 @@ void LiveTransport::stop() {
         s->close();
 }
 
-e::LinkSpec LiveTransport::baseSpec(int peer) const {
-    auto region = [&](int node) {
-        return node == e::kCenterNode ? -1 : m_shape.regionOfEdge[std::size_t(e::ClusterShape::edgeOfNode(node))];
-    };
-    if (m_self == e::kCenterNode || peer == e::kCenterNode)
-        return m_config.edgeCenter;
-    return region(m_self) == region(peer) ? m_config.intraRegion : m_config.interRegion;
-}
+// Built once per peer, so the geography is not kept for the process's life.
+e::LinkSpec LiveTransport::baseSpec(int peer) const { return e::LinkGeography(m_config).between(m_self, peer); }
 
 LiveTransport::Peer &LiveTransport::peer(int node) {
     auto &p = m_peers[node];
