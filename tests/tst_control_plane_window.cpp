@@ -14,6 +14,8 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -83,6 +85,77 @@ private Q_SLOTS:
         QVERIFY(!window.grab().isNull());
         window.session().stop();
         QTRY_VERIFY_WITH_TIMEOUT(window.session().state() == ClusterSession::State::Finished, 30000);
+        window.close();
+    }
+
+    // Issue 14 item 4 on the shipped default (3 × 8, 12.5 % each): the status
+    // bar says every share is inside 5–15 %; a drag that takes eu-1 over 15 %
+    // asks first (answered through the dialog hook: no, then yes); once the
+    // engine reports the move, eu-1 is marked and the status bar says so.
+    void plannerBoundsOnTheShippedDefault() {
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() +
+                                                      "/default_cluster.json");
+        QCOMPARE(config.planner.onBound, std::string("confirm"));
+        ControlPlaneWindow window(config, "default_cluster.json");
+        window.setBudget(0, 0); // until stopped
+        QStringList asked;
+        int answer = QMessageBox::No;
+        window.setConfirmDialogHook([&](QMessageBox &box) {
+            asked << box.text();
+            return answer;
+        });
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.plannerStatus()->text(), QString("shares: no routing yet"));
+        window.start();
+        ShardMapModel &map = window.shardMap();
+        QTRY_VERIFY_WITH_TIMEOUT(map.hasShares(), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(map.edgeIndex(1).data(ShardMapModel::EdgeModeRole).toString(), QString("training"),
+                                  60000);
+        QCOMPARE(window.plannerStatus()->text(), QString("shares within 5–15 %"));
+        for (int e = 0; e < map.rowCount(); ++e)
+            QVERIFY(!map.edgeIndex(e).data(ShardMapModel::OutOfBoundsRole).toBool());
+
+        // Enough of eu-0's shards to take eu-1 past 15 %, smallest first so
+        // the drag is no bigger than it must be.
+        const double total = map.edgeIndex(1).data(ShardMapModel::ParametersRole).toDouble() / map.share(1);
+        QList<QPair<qlonglong, QModelIndex>> chips;
+        for (int r = 0; r < map.rowCount(map.edgeIndex(0)); ++r) {
+            const QModelIndex chip = map.index(r, 0, map.edgeIndex(0));
+            chips.append({chip.data(ShardMapModel::ParametersRole).toLongLong(), chip});
+        }
+        std::sort(chips.begin(), chips.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+        QModelIndexList drag;
+        double moved = 0;
+        for (const auto &[params, chip] : chips) {
+            if (map.share(1) + moved / total > 0.15)
+                break;
+            drag << chip;
+            moved += double(params);
+        }
+        QVERIFY(map.share(1) + moved / total > 0.15);
+        QVERIFY(map.share(0) - moved / total >= 0.05); // only the target breaks the bounds
+        std::unique_ptr<QMimeData> mime(map.mimeData(drag));
+
+        QVERIFY(!map.dropMimeData(mime.get(), Qt::MoveAction, -1, 0, map.edgeIndex(1)));
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked[0].contains("eu-1 would own") && asked[0].contains("over the 15 % maximum"),
+                 qPrintable(asked[0]));
+        QVERIFY2(window.statusBar()->currentMessage().contains("not confirmed"),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY(!map.index(0, 0, map.edgeIndex(0)).data(ShardMapModel::InFlightRole).toBool());
+
+        answer = QMessageBox::Yes;
+        QVERIFY(map.dropMimeData(mime.get(), Qt::MoveAction, -1, 0, map.edgeIndex(1)));
+        QCOMPARE(asked.size(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(map.edgeIndex(1).data(ShardMapModel::OutOfBoundsRole).toBool(), 60000);
+        QVERIFY(map.share(1) > 0.15);
+        QCOMPARE(window.plannerStatus()->text(), QString("⚠ 1 edge outside 5–15 %"));
+        QVERIFY2(window.plannerStatus()->toolTip().contains("eu-1 owns") &&
+                     window.plannerStatus()->toolTip().contains("over the 15 % maximum"),
+                 qPrintable(window.plannerStatus()->toolTip()));
+        window.session().stop();
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().state() == ClusterSession::State::Finished, 60000);
         window.close();
     }
 

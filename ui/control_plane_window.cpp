@@ -100,6 +100,7 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     buildCharts();
     buildDocks();
     buildMenus();
+    buildPlannerBounds();
     statusBar()->addPermanentWidget(m_progress);
     m_progress->setText(tr("idle"));
 

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -17,6 +18,7 @@ class QAction;
 class QComboBox;
 class QLabel;
 class QMenu;
+class QMessageBox;
 class QToolBar;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -81,6 +83,15 @@ public:
     const engine::ClusterConfig &config() const { return m_config; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
 
+    // The planner's bounds (issue 14 item 4): the status bar's permanent
+    // label says which edges own a share outside them (its tooltip lists
+    // them). A drag that would break them under "on_bound": "confirm" asks
+    // with a question box; `ask` runs it and returns the button pressed
+    // (default: exec()), so tests answer without a modal loop.
+    QLabel *plannerStatus() const { return m_plannerStatus; }
+    using ConfirmDialogHook = std::function<int(QMessageBox &box)>;
+    void setConfirmDialogHook(ConfirmDialogHook ask) { m_askConfirm = std::move(ask); }
+
     // Restores a dock arrangement written by saveLayout(); returns why not
     // (empty on success). The file holds QMainWindow::saveState() bytes.
     QString loadLayout(const QString &path);
@@ -141,6 +152,9 @@ private:
     void buildFileMenu();
     void buildHelpAndViewMenus();
     void buildRecordControls(QToolBar *toolbar);
+    void buildPlannerBounds();
+    void updatePlannerStatus();
+    bool confirmMove(const QString &question);
     void updateRecordingStatus();
     void enterReplay(ReplayRecording recording);
     void applyToViews(const engine::SimEvent &event); // every view but the charts
@@ -185,6 +199,8 @@ private:
     QLineEdit *m_routingFilter = nullptr;
     QLineEdit *m_logFilter = nullptr;
     QLabel *m_progress;
+    QLabel *m_plannerStatus = nullptr;
+    ConfirmDialogHook m_askConfirm;
     QByteArray m_defaultState;
     QElapsedTimer m_wall;           // since start(): the charts' wall-time axis
     double m_virtualTime = 0;

@@ -28,7 +28,9 @@ void ShardMapModel::setTopology(const QStringList &edgeNames, const QVector<int>
     m_owned = QVector<QVector<int>>(edgeNames.size());
     m_snapshot.reset();
     m_inFlight.clear();
+    m_totalParameters = 0;
     endResetModel();
+    Q_EMIT boundsChanged();
 }
 
 void ShardMapModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot) {
@@ -39,13 +41,18 @@ void ShardMapModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> s
         beginResetModel();
         m_snapshot = std::move(snapshot);
         m_owned = QVector<QVector<int>>(m_edgeNames.size());
-        for (std::size_t s = 0; s < m_snapshot->rows.size(); ++s)
+        m_totalParameters = 0;
+        for (std::size_t s = 0; s < m_snapshot->rows.size(); ++s) {
+            m_totalParameters += m_snapshot->rows[s]->shard.parameters;
             for (int e : m_snapshot->rows[s]->owner)
                 if (e >= 0 && e < m_owned.size())
                     m_owned[e].push_back(int(s));
+        }
         endResetModel();
+        Q_EMIT boundsChanged();
         return;
     }
+    bool moved = false;
     const auto old = m_snapshot;
     m_snapshot = std::move(snapshot);
     for (std::size_t s = 0; s < m_snapshot->rows.size(); ++s) {
@@ -57,6 +64,7 @@ void ShardMapModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> s
             if (was[r] == now[r])
                 continue;
             m_inFlight.remove({int(s), int(r)});
+            moved = true;
             // Out of the old owner's list, into the new one's at its sorted place.
             auto &from = m_owned[was[r]];
             const int at = int(std::find(from.begin(), from.end(), int(s)) - from.begin());
@@ -74,6 +82,8 @@ void ShardMapModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> s
             Q_EMIT dataChanged(edgeIndex(now[r]), edgeIndex(now[r]));
         }
     }
+    if (moved)
+        Q_EMIT boundsChanged();
 }
 
 void ShardMapModel::setMoveInFlight(int shard, int region, int targetEdge, bool inFlight) {
@@ -135,18 +145,26 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
         return {};
     if (index.internalId() == kEdgeItem) {
         const int e = index.row();
-        qlonglong total = 0;
-        if (m_snapshot)
-            for (int s : m_owned[e])
-                total += m_snapshot->rows[std::size_t(s)]->shard.parameters;
+        const qlonglong total = owned(e);
         switch (role) {
         case Qt::DisplayRole:
-            return tr("%1 (%2) — %3 shards, %4 parameters, %5")
+            return tr("%1 (%2) — %3 shards, %4 parameters (%5 %), %6")
                 .arg(m_edgeNames[e], m_regionNames.value(m_regionOfEdge.value(e)))
                 .arg(m_owned[e].size())
                 .arg(QLocale().toString(total))
-                .arg(m_edgeMode[e]);
+                .arg(share(e) * 100, 0, 'f', 1)
+                .arg(m_edgeMode[e]) +
+                (outOfBounds(e) ? tr(" — outside %1").arg(boundsText()) : QString());
+        case Qt::ForegroundRole: return outOfBounds(e) ? QVariant(QColor(0xd0, 0x30, 0x30)) : QVariant();
+        case Qt::ToolTipRole:
+            return outOfBounds(e) ? tr("%1 owns %2 % of the parameters; the planner's bounds are %3")
+                                        .arg(m_edgeNames[e])
+                                        .arg(share(e) * 100, 0, 'f', 1)
+                                        .arg(boundsText())
+                                  : QVariant();
         case ParametersRole: return total;
+        case ShareRole: return share(e);
+        case OutOfBoundsRole: return outOfBounds(e);
         case EdgeModeRole: return m_edgeMode[e];
         default: return {};
         }
@@ -268,6 +286,8 @@ bool ShardMapModel::dropMimeData(const QMimeData *data, Qt::DropAction action, i
         return false;
     }
     const int edge = targetEdge(parent);
+    if (!passesBounds(decode(data), edge))
+        return false;
     for (const auto &d : decode(data)) {
         m_inFlight.insert({d.shard, d.region}, edge);
         engine::SimCommand c;

@@ -8,6 +8,7 @@
 #include <QSet>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace synaptic::ui {
@@ -18,7 +19,12 @@ namespace synaptic::ui {
 // move-shard command per shard and changes nothing here: the tree changes
 // only when a routing snapshot shows the new owner (DESIGN.md §6). A drop
 // that cannot work (another region, a read-only or down edge, a move already
-// in flight) sends nothing and says why. GUI thread only.
+// in flight) sends nothing and says why. With the planner's bounds set
+// (DESIGN.md §1: each edge owns 5–15 %), edges outside them are marked, and
+// a drop that would push its target over the maximum or a source under the
+// minimum is allowed, refused, or sent only once the confirm hook says yes
+// (the window's hook asks the user; a test's answers directly).
+// GUI thread only.
 class ShardMapModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -26,6 +32,8 @@ public:
     static constexpr int ParametersRole = Qt::UserRole + 1; // shard items: parameter count; edges: total owned
     static constexpr int EdgeModeRole = Qt::UserRole + 2;   // edge items: "training", "read_only", ...
     static constexpr int InFlightRole = Qt::UserRole + 3;   // shard items: a move was sent, not yet reported
+    static constexpr int ShareRole = Qt::UserRole + 4;       // edges: fraction of all parameters owned (double)
+    static constexpr int OutOfBoundsRole = Qt::UserRole + 5; // edges: the share is outside the planner's bounds
     static inline const QString kMimeType = QStringLiteral("application/x-synaptic-shards");
 
     explicit ShardMapModel(QObject *parent = nullptr);
@@ -57,9 +65,26 @@ public:
     QString refusal(const QMimeData *data, const QModelIndex &parent) const;
     QModelIndex edgeIndex(int edge) const { return index(edge, 0); }
 
+    // The planner's bounds (config "planner"); none apply until set.
+    enum class OnBound { Allow, Confirm, Refuse };
+    static OnBound onBoundFromName(const QString &name); // "allow", "confirm", "refuse"
+    void setShareBounds(double minShare, double maxShare, OnBound onBound);
+    // Asked with the question before a move that breaks the bounds under
+    // OnBound::Confirm; true sends it. Without a hook such a move is refused.
+    using ConfirmHook = std::function<bool(const QString &question)>;
+    void setConfirmHook(ConfirmHook hook) { m_confirm = std::move(hook); }
+    bool hasShares() const { return m_totalParameters > 0; } // a snapshot has arrived
+    double share(int edge) const; // of all parameters, as the latest snapshot has it
+    bool outOfBounds(int edge) const;
+    // One line per edge outside the bounds, e.g. "eu-0 owns 17.2 %, over the 15 % maximum".
+    QStringList boundProblems() const;
+    QString boundsText() const; // "5–15 %"
+
 Q_SIGNALS:
     void moveRequested(const synaptic::engine::SimCommand &command);
     void moveRefused(const QString &reason);
+    // Shares or bounds changed: boundProblems() may say something else now.
+    void boundsChanged();
 
 private:
     struct Dragged {
@@ -69,6 +94,11 @@ private:
     QList<Dragged> decode(const QMimeData *data) const;
     int targetEdge(const QModelIndex &parent) const;
     QString shardLabel(int shard) const;
+    qlonglong owned(int edge) const;
+    // What breaking the bounds `dragged` onto `edge` would do, counting moves
+    // in flight as done; empty when it keeps them.
+    QString boundBreach(const QList<Dragged> &dragged, int edge) const;
+    bool passesBounds(const QList<Dragged> &dragged, int edge); // asks or refuses as OnBound says
 
     QStringList m_edgeNames;
     QStringList m_regionNames;
@@ -77,6 +107,11 @@ private:
     QVector<QVector<int>> m_owned; // per edge, shard ids in ascending order
     std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
     QHash<QPair<int, int>, int> m_inFlight; // (shard, region) → target edge: moves sent, not yet seen in a snapshot
+    qlonglong m_totalParameters = 0;        // of the model: each region owns all of it
+    double m_minShare = 0;
+    double m_maxShare = 1;
+    OnBound m_onBound = OnBound::Allow;
+    ConfirmHook m_confirm;
 };
 
 } // namespace synaptic::ui

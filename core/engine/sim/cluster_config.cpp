@@ -192,6 +192,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
                 n.waitForValues = k.at("wait_for_values").get<bool>();
             }
             n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
+            n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
             n.outerOptimizer = k.text("outer_optimizer", n.outerOptimizer, {"nesterov", "average"});
             n.outerLearningRate = k.number("outer_lr", n.outerLearningRate, 0, 10, true);
             n.outerMomentum = k.number("outer_momentum", n.outerMomentum, 0, 0.999);
@@ -201,6 +202,27 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             if (n.heartbeatSeconds >= n.leaseSeconds)
                 Reader::fail("knobs.heartbeat_seconds", "must be shorter than knobs.lease_seconds, or leases lapse "
                                                         "between heartbeats");
+        }
+        if (top.has("codecs")) {
+            Reader r(top.at("codecs"), "codecs", {"gradients", "values", "center", "value_deltas"});
+            auto codec = [&](const char *key, CodecSpec fallback) {
+                if (!r.has(key))
+                    return fallback;
+                const std::string text = r.text(key, "");
+                try {
+                    return parseCodec(text);
+                } catch (const std::invalid_argument &e) {
+                    Reader::fail(r.field(key), e.what());
+                }
+            };
+            c.codecs.gradients = codec("gradients", c.codecs.gradients);
+            c.codecs.values = codec("values", c.codecs.values);
+            c.codecs.center = codec("center", c.codecs.center);
+            if (r.has("value_deltas")) {
+                if (!r.at("value_deltas").is_boolean())
+                    Reader::fail("codecs.value_deltas", "must be true or false, got " + r.at("value_deltas").dump());
+                c.codecs.valueDeltas = r.at("value_deltas").get<bool>();
+            }
         }
         if (top.has("serving")) {
             Reader s(top.at("serving"), "serving", {"request_rate", "confidence", "release_every_syncs", "timeout_ms"});
@@ -268,7 +290,6 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
                 const std::string epath = path + ".edges[" + std::to_string(j) + "]";
                 Reader er(edges[j], epath, {"name", "gflops", "last_mile"});
                 EdgeConfig edge;
-            n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
                 edge.name = er.text("name", region.name + "-" + std::to_string(j));
                 if (!names.insert(edge.name).second)
                     Reader::fail(epath + ".name", "\"" + edge.name + "\" is used twice (or is reserved)");
@@ -283,27 +304,6 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             readRegionLinks(top.at("links"), c);
     } catch (const ConfigError &e) {
         throw ConfigError(source, e.what());
-        if (top.has("codecs")) {
-            Reader r(top.at("codecs"), "codecs", {"gradients", "values", "center", "value_deltas"});
-            auto codec = [&](const char *key, CodecSpec fallback) {
-                if (!r.has(key))
-                    return fallback;
-                const std::string text = r.text(key, "");
-                try {
-                    return parseCodec(text);
-                } catch (const std::invalid_argument &e) {
-                    Reader::fail(r.field(key), e.what());
-                }
-            };
-            c.codecs.gradients = codec("gradients", c.codecs.gradients);
-            c.codecs.values = codec("values", c.codecs.values);
-            c.codecs.center = codec("center", c.codecs.center);
-            if (r.has("value_deltas")) {
-                if (!r.at("value_deltas").is_boolean())
-                    Reader::fail("codecs.value_deltas", "must be true or false, got " + r.at("value_deltas").dump());
-                c.codecs.valueDeltas = r.at("value_deltas").get<bool>();
-            }
-        }
     }
     return c;
 }

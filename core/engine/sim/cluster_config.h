@@ -54,6 +54,7 @@ struct StrategyKnobs {
     bool waitForValues = true;        // synaptic: an edge waits for its owners' new values after each window
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
+    double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region
     std::string outerOptimizer = "average"; // "average" or "nesterov" (DiLoCo)
     double outerLearningRate = 0.7;
     double outerMomentum = 0.9;
@@ -78,7 +79,7 @@ struct ClusterConfig {
     std::uint64_t seed = 1;
     std::string strategy = "synaptic"; // synaptic, param_server, allreduce, diloco, gossip
     StrategyKnobs knobs;
-    double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region
+    CodecKnobs codecs;
     ServingKnobs serving;
     int batchSize = 64;
     double learningRate = 3e-3;
@@ -131,7 +132,6 @@ struct PlannerBounds {
 // ConfigErrors naming `source` and the field, e.g.
 // "default.json: regions[1].edges[0].gflops: must be > 0".
 ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string &source);
-    CodecKnobs codecs;
 ClusterConfig loadClusterConfig(const std::string &path);
 
 } // namespace synaptic::engine

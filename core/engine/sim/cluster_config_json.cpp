@@ -86,6 +86,7 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
           {"wait_for_values", k.waitForValues},
           {"diloco_local_steps", k.dilocoLocalSteps},
           {"gossip_steps", k.gossipSteps},
+          {"gossip_same_region", k.gossipSameRegion},
           {"outer_optimizer", k.outerOptimizer},
           {"outer_lr", k.outerLearningRate},
           {"outer_momentum", k.outerMomentum},
@@ -105,6 +106,11 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
          {{"intra_region", linkJson(c.intraRegion)},
           {"edge_center", linkJson(c.edgeCenter)},
           {"inter_region", linkJson(c.interRegion)}}},
+        {"codecs",
+         {{"gradients", codecName(c.codecs.gradients)},
+          {"values", codecName(c.codecs.values)},
+          {"center", codecName(c.codecs.center)},
+          {"value_deltas", c.codecs.valueDeltas}}},
         {"planner",
          {{"min_share", c.planner.minShare}, {"max_share", c.planner.maxShare}, {"on_bound", c.planner.onBound}}},
         {"regions", regions},
@@ -114,9 +120,3 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
 }
 
 } // namespace synaptic::engine
-          {"gossip_same_region", k.gossipSameRegion},
-        {"codecs",
-         {{"gradients", codecName(c.codecs.gradients)},
-          {"values", codecName(c.codecs.values)},
-          {"center", codecName(c.codecs.center)},
-          {"value_deltas", c.codecs.valueDeltas}}},

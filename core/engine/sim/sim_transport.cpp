@@ -70,11 +70,11 @@ void SimTransport::deliver(Message m) {
             // A reliable sender keeps retrying until the receiver is back.
             m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
             return;
-    decodePayloads(m); // what the receiver's transport does: nodes read fp32
         }
         ++m_counters.messagesDropped;
         return;
     }
+    decodePayloads(m); // what the receiver's transport does: nodes read fp32
     m_hooks.deliver(std::move(m));
 }
 
