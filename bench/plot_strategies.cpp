@@ -1,5 +1,5 @@
 // bench/plot_strategies: draws the strategy benchmark's JSON report as one
-// PNG, test accuracy and cumulative WAN traffic against virtual time.
+// PNG: test accuracy against virtual time and against cumulative WAN traffic.
 //
 //   synaptic-plot-strategies REPORT.json [--out FILE.png] [--title TEXT]
 //
@@ -92,10 +92,29 @@ Report readReport(const QJsonDocument &doc) {
     const QJsonObject root = doc.object();
     Report report;
     report.targetAccuracy = number(root, {}, "target_accuracy");
-    const QJsonArray strategies = array(root, {}, "strategies");
-    for (qsizetype i = 0; i < strategies.size(); ++i) {
-        const QString at = QString("strategies[%1]").arg(i);
-        report.curves.append(readStrategy(element(strategies, i, at), at));
+    if (root.contains("runs")) {
+        // bench/strategies since issue 14: one curve per strategy and codec
+        // point, from the first seed's runs (the others differ by noise).
+        const QJsonArray runs = array(root, {}, "runs");
+        double firstSeed = -1;
+        for (qsizetype i = 0; i < runs.size(); ++i) {
+            const QString at = QString("runs[%1]").arg(i);
+            const QJsonObject run = element(runs, i, at);
+            const double seed = number(run, at, "seed");
+            if (firstSeed < 0)
+                firstSeed = seed;
+            if (seed != firstSeed)
+                continue;
+            StrategyCurve curve = readStrategy(run, at);
+            curve.name += " " + expect(run.value("codec"), join(at, "codec"), QJsonValue::String).toString();
+            report.curves.append(curve);
+        }
+    } else {
+        const QJsonArray strategies = array(root, {}, "strategies");
+        for (qsizetype i = 0; i < strategies.size(); ++i) {
+            const QString at = QString("strategies[%1]").arg(i);
+            report.curves.append(readStrategy(element(strategies, i, at), at));
+        }
     }
     // config and seed only decorate the title, so they are optional.
     report.defaultTitle = "Strategy comparison";
@@ -117,8 +136,8 @@ int main(int argc, char **argv) {
     QApplication::setApplicationVersion(SYNAPTIC_VERSION);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Plots the strategy benchmark's JSON report as one PNG: test accuracy and "
-                                     "cumulative WAN traffic against virtual time.");
+    parser.setApplicationDescription("Plots the strategy benchmark's JSON report as one PNG: test accuracy against "
+                                     "virtual time and against cumulative WAN traffic.");
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("report", "The benchmark's JSON report.", "REPORT.json");

@@ -1,13 +1,22 @@
-// bench/strategies: every strategy on the same cluster config and seed in one
-// run (issue 3), the synapse design's ratios against the synchronous
-// parameter server, every strategy's accuracy, and the engine's own cost per
-// trained sample against the plain LibTorch loop, measured in the same run.
+// bench/strategies: every strategy × codec point on one cluster config and
+// scenario, over several seeds (issue 14), against the baselines a reviewer
+// would pick (param_server, allreduce, hier_allreduce, diloco, hier_diloco,
+// gossip); the goals of issues 3 and 14 checked on the seed means, and the
+// engine's own cost per trained sample against the plain LibTorch loop.
 //
 //   build/release/bench/synaptic-bench-strategies [--config FILE] [--steps N]
-//       [--target X] [--seed N] [--eval-every-samples N] [--threads N]
-//       [--strategies a,b,...] [--plain-samples N] [--json FILE]
-// scripts/bench-strategies runs it and plots the report.
+//       [--strategies a,b,...] [--codecs c,d,...] [--seeds N] [--seed FIRST]
+//       [--scenario default|straggler|noniid] [--target X]
+//       [--eval-every-samples N] [--threads N] [--plain-samples N] [--json FILE]
+//
+// Codec points (strategies_bench/codec_point.h): fp32, fp16, int8, topk[:F],
+// mixed (fp16 inside regions, int8 to the center) or GRADIENTS/VALUES/CENTER.
+// Exit status: 0 every checked goal met; 3 a goal missed; 1 a run failed;
+// 2 bad arguments. scripts/bench-strategies runs it and plots the report.
 #include "plain_loop.h"
+#include "strategies_bench/codec_point.h"
+#include "strategies_bench/goals.h"
+#include "strategies_bench/run_table.h"
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
@@ -31,18 +40,32 @@ namespace {
 
 struct Options {
     engine::SimRunRequest run;
+    std::vector<std::string> codecs{"fp32"};
+    int seeds = 3;
+    std::uint64_t firstSeed = 1;
+    std::string scenario = "default";
     std::size_t plainSamples = 12800;
     int plainRounds = 3; // before and after the strategies each
     std::string json;
     std::string commandLine;
 };
 
+std::vector<std::string> splitList(const std::string &v) {
+    std::vector<std::string> out;
+    for (std::size_t s = 0; s <= v.size();) {
+        const auto c = std::min(v.find(',', s), v.size());
+        out.push_back(v.substr(s, c - s));
+        s = c + 1;
+    }
+    return out;
+}
+
 bool parse(int argc, char **argv, Options &o) {
     o.run.configPath = "resources/default_cluster.json";
     o.run.stepsPerEdge = 300;
     o.run.targetAccuracy = 0.88;
     o.run.evalEverySamples = 15360;
-    o.run.strategies = {"synaptic", "param_server", "allreduce", "diloco", "gossip"};
+    o.run.strategies = {"synaptic", "param_server", "allreduce", "hier_allreduce", "diloco", "hier_diloco", "gossip"};
     for (int i = 0; i < argc; ++i) {
         if (i > 0)
             o.commandLine += ' ';
@@ -59,18 +82,20 @@ bool parse(int argc, char **argv, Options &o) {
             if (a == "--config") o.run.configPath = v;
             else if (a == "--steps") o.run.stepsPerEdge = std::stoull(v);
             else if (a == "--target") o.run.targetAccuracy = std::stod(v);
-            else if (a == "--seed") o.run.seed = std::stoull(v);
+            else if (a == "--seeds") o.seeds = std::max(1, std::stoi(v));
+            else if (a == "--seed") o.firstSeed = std::stoull(v);
             else if (a == "--eval-every-samples") o.run.evalEverySamples = std::stoull(v);
             else if (a == "--threads") o.run.threads = std::stoi(v);
             else if (a == "--plain-samples") o.plainSamples = std::stoul(v);
             else if (a == "--json") o.json = v;
-            else if (a == "--strategies") {
-                o.run.strategies.clear();
-                for (std::size_t s = 0; s <= v.size();) {
-                    const auto c = std::min(v.find(',', s), v.size());
-                    o.run.strategies.push_back(v.substr(s, c - s));
-                    s = c + 1;
+            else if (a == "--strategies") o.run.strategies = splitList(v);
+            else if (a == "--codecs") o.codecs = splitList(v);
+            else if (a == "--scenario") {
+                if (v != "default" && v != "straggler" && v != "noniid") {
+                    std::fprintf(stderr, "strategies: --scenario must be default, straggler or noniid, got '%s'\n", v.c_str());
+                    return false;
                 }
+                o.scenario = v;
             } else {
                 std::fprintf(stderr, "strategies: unknown option %s\n", a.c_str());
                 return false;
@@ -80,20 +105,55 @@ bool parse(int argc, char **argv, Options &o) {
             return false;
         }
     }
+    for (const auto &s : o.run.strategies)
+        if (std::find(engine::kStrategies.begin(), engine::kStrategies.end(), s) == engine::kStrategies.end()) {
+            std::fprintf(stderr, "strategies: unknown strategy '%s'\n", s.c_str());
+            return false;
+        }
+    for (const auto &c : o.codecs) {
+        try {
+            bench::codecPoint(c);
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "strategies: --codecs: %s\n", e.what());
+            return false;
+        }
+    }
     return true;
 }
 
-const engine::StrategyResult *find(const std::vector<engine::StrategyResult> &rs, const std::string &name) {
-    for (const auto &r : rs)
-        if (r.strategy == name)
-            return &r;
-    return nullptr;
+// The scenarios of issue 14 §7 as edits of the loaded config.
+void applyScenario(const std::string &scenario, engine::ClusterConfig &c) {
+    if (scenario == "noniid") {
+        // Label skew by edge, as when regions are real places.
+        c.partition = "dirichlet";
+        c.dirichletAlpha = 0.3;
+    } else if (scenario == "straggler") {
+        // One region far away on a thin pipe, one edge at a third of the speed.
+        const std::string slow = c.regions.back().name;
+        const engine::LinkSpec thin{0.120, 20e6, 0.0, true};
+        std::erase_if(c.centerLinks, [&](const auto &l) { return l.region == slow; });
+        std::erase_if(c.regionLinks, [&](const auto &l) { return l.a == slow || l.b == slow; });
+        c.centerLinks.push_back({slow, thin});
+        for (const auto &r : c.regions)
+            if (r.name != slow)
+                c.regionLinks.push_back({r.name, slow, thin});
+        c.regions.front().edges.front().gflops /= 3;
+    }
+}
+
+std::optional<std::uint64_t> wanAtTarget(const engine::StrategyResult &r) {
+    for (const auto &p : r.curve)
+        if (p.accuracy >= r.targetAccuracy)
+            return p.wanBytes;
+    return std::nullopt;
 }
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
+
+json nullable(const std::optional<double> &v) { return v ? json(*v) : json(nullptr); }
 
 } // namespace
 
@@ -104,82 +164,153 @@ int main(int argc, char **argv) {
     try {
         const auto config = engine::loadClusterConfig(o.run.configPath);
         at::set_num_threads(engine::resolveThreadCount(o.run.threads));
-        const auto trainSet = data::loadFashionMnist(data::resolveDataDir(config.dataDir), data::Split::Train,
-                                                     o.plainSamples);
-        const auto plainData = engine::toTensors(trainSet, "cpu");
         std::vector<double> plain;
+        engine::TensorSet plainData;
         auto measurePlain = [&] {
-            for (int r = 0; r < o.plainRounds; ++r)
+            for (int r = 0; r < o.plainRounds && o.plainSamples > 0; ++r)
                 plain.push_back(bench::plainLoopSamplesPerSecond(plainData, config.batchSize, config.learningRate,
                                                                  0.3, config.seed));
         };
-        bench::plainLoopSamplesPerSecond(plainData, config.batchSize, config.learningRate, 0.3, config.seed); // warm-up
-        measurePlain();
-        std::printf("plain loop before: %.0f samples/s\n", median(plain));
-        std::fflush(stdout);
+        if (o.plainSamples > 0) {
+            const auto trainSet = data::loadFashionMnist(data::resolveDataDir(config.dataDir), data::Split::Train,
+                                                         o.plainSamples);
+            plainData = engine::toTensors(trainSet, "cpu");
+            bench::plainLoopSamplesPerSecond(plainData, config.batchSize, config.learningRate, 0.3, config.seed); // warm-up
+            measurePlain();
+            std::printf("plain loop before: %.0f samples/s\n", median(plain));
+        }
 
-        const auto results = engine::runStrategies(o.run, [](const engine::StrategyResult &r) {
-            std::printf("%-13s accuracy %.4f  %llu samples  %.2f virtual s  %.1f s wall (%.1f s evaluating)\n",
-                        r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds,
-                        r.wallSeconds, r.evalWallSeconds);
-            std::fflush(stdout);
-        });
+        std::vector<bench::BenchRun> runs;
+        json runsJson = json::array();
+        std::map<std::string, std::pair<double, std::uint64_t>> trainWall; // strategy -> wall, samples
+        for (std::uint64_t seed = o.firstSeed; seed < o.firstSeed + std::uint64_t(o.seeds); ++seed) {
+            for (const auto &codec : o.codecs) {
+                engine::SimRunRequest req = o.run;
+                req.seed = seed;
+                const auto codecs = bench::codecPoint(codec);
+                req.editConfig = [&](engine::ClusterConfig &c) {
+                    applyScenario(o.scenario, c);
+                    c.codecs = codecs;
+                };
+                const auto results = engine::runStrategies(req, [&](const engine::StrategyResult &r) {
+                    std::printf("seed %llu %-9s %-14s accuracy %.4f  to target %s  center %.2f MB  WAN %.2f MB  total %.2f MB  %.1f s wall\n",
+                                (unsigned long long)seed, codec.c_str(), r.strategy.c_str(), r.finalAccuracy,
+                                r.timeToTargetSeconds ? (std::to_string(*r.timeToTargetSeconds) + " s").c_str() : "never",
+                                r.bytesToCenter / 1e6, r.wanBytes / 1e6, r.totalBytes / 1e6, r.wallSeconds);
+                    std::fflush(stdout);
+                });
+                for (const auto &r : results) {
+                    bench::BenchRun b;
+                    b.strategy = r.strategy;
+                    b.codec = codec;
+                    b.scenario = o.scenario;
+                    b.seed = seed;
+                    b.finalAccuracy = r.finalAccuracy;
+                    b.timeToTarget = r.timeToTargetSeconds;
+                    b.wanToTarget = wanAtTarget(r);
+                    b.bytesToCenter = r.bytesToCenter;
+                    b.wanBytes = r.wanBytes;
+                    b.totalBytes = r.totalBytes;
+                    b.virtualSeconds = r.virtualSeconds;
+                    b.wallSeconds = r.wallSeconds;
+                    runs.push_back(b);
+                    auto entry = json::parse(engine::strategyResultJson(r));
+                    entry["codec"] = codec;
+                    entry["seed"] = seed;
+                    entry["scenario"] = o.scenario;
+                    entry["wan_bytes_to_target"] = b.wanToTarget ? json(*b.wanToTarget) : json(nullptr);
+                    runsJson.push_back(entry);
+                    if (codec == o.codecs.front()) {
+                        trainWall[r.strategy].first += r.trainWallSeconds;
+                        trainWall[r.strategy].second += r.samples;
+                    }
+                }
+            }
+        }
         measurePlain();
-        const double plainSps = median(plain);
-        const double plainSecondsPerSample = 1.0 / plainSps;
 
-        std::printf("\n%s\n", engine::simResultTable(results).c_str());
-        std::printf("engine cost (training wall per sample, evaluation excluded) against the plain loop "
-                    "(%.0f samples/s, median of %zu passes of %zu samples, before and after):\n",
-                    plainSps, plain.size(), o.plainSamples);
+        const auto cells = bench::summarize(runs);
+        std::printf("\n%s scenario, %d seed(s) from %llu, %llu steps per edge; means over seeds (accuracy min..max):\n",
+                    o.scenario.c_str(), o.seeds, (unsigned long long)o.firstSeed, (unsigned long long)o.run.stepsPerEdge);
+        std::printf("%-14s %-16s %8s %15s %11s %11s %11s %11s %12s\n", "strategy", "codec", "accuracy", "min..max",
+                    "to target s", "center MB", "WAN MB", "total MB", "WAN MB@tgt");
+        json cellsJson = json::array();
+        for (const auto &c : cells) {
+            char tt[32] = "never", wt[32] = "never";
+            if (c.timeToTargetMean)
+                std::snprintf(tt, sizeof tt, "%.1f", *c.timeToTargetMean);
+            if (c.wanToTargetMean)
+                std::snprintf(wt, sizeof wt, "%.2f", *c.wanToTargetMean / 1e6);
+            std::printf("%-14s %-16s %8.4f %7.4f..%.4f %11s %11.3f %11.2f %11.2f %12s\n", c.strategy.c_str(),
+                        c.codec.c_str(), c.accuracyMean, c.accuracyMin, c.accuracyMax, tt, c.centerMean / 1e6,
+                        c.wanMean / 1e6, c.totalMean / 1e6, wt);
+            cellsJson.push_back({{"strategy", c.strategy}, {"codec", c.codec}, {"runs", c.runs},
+                                 {"accuracy_mean", c.accuracyMean}, {"accuracy_min", c.accuracyMin},
+                                 {"accuracy_max", c.accuracyMax}, {"accuracy_std", c.accuracyStd},
+                                 {"time_to_target_s_mean", nullable(c.timeToTargetMean)},
+                                 {"wan_bytes_to_target_mean", nullable(c.wanToTargetMean)},
+                                 {"bytes_to_center_mean", c.centerMean}, {"wan_bytes_mean", c.wanMean},
+                                 {"total_bytes_mean", c.totalMean}});
+        }
+
         json perStrategy = json::object();
-        for (const auto &r : results) {
-            const double perSample = r.samples ? r.trainWallSeconds / double(r.samples) : 0;
-            std::printf("  %-13s %8.1f us/sample  %.3fx the plain loop\n", r.strategy.c_str(), perSample * 1e6,
-                        perSample / plainSecondsPerSample);
-            perStrategy[r.strategy] = {{"wall_us_per_sample", perSample * 1e6},
-                                       {"ratio_to_plain_loop", perSample / plainSecondsPerSample}};
+        if (!plain.empty()) {
+            const double plainSps = median(plain);
+            std::printf("\nengine cost (training wall per sample at %s, evaluation excluded) against the plain loop "
+                        "(%.0f samples/s, median of %zu passes of %zu samples, before and after):\n",
+                        o.codecs.front().c_str(), plainSps, plain.size(), o.plainSamples);
+            for (const auto &[name, ws] : trainWall) {
+                const double perSample = ws.second ? ws.first / double(ws.second) : 0;
+                std::printf("  %-14s %8.1f us/sample  %.3fx the plain loop\n", name.c_str(), perSample * 1e6,
+                            perSample * plainSps);
+                perStrategy[name] = {{"wall_us_per_sample", perSample * 1e6}, {"ratio_to_plain_loop", perSample * plainSps}};
+            }
         }
 
-        json goals = json::array();
-        auto goal = [&](const std::string &what, double value, const std::string &op, double bound) {
-            const bool ok = op == ">=" ? value >= bound : value <= bound;
-            goals.push_back({{"goal", what}, {"value", value}, {"op", op}, {"bound", bound}, {"met", ok}});
-            std::printf("  [%s] %-58s %10.3f %s %g\n", ok ? "met" : "NOT MET", what.c_str(), value, op.c_str(), bound);
-        };
-        std::printf("\ngoals (issue 3):\n");
-        const auto *syn = find(results, "synaptic");
-        const auto *ps = find(results, "param_server");
-        if (syn && ps) {
-            goal("synaptic accuracy minus param_server accuracy (pp)", 100 * (syn->finalAccuracy - ps->finalAccuracy),
-                 ">=", -0.5);
-            goal("center bytes: param_server / synaptic", double(ps->bytesToCenter) / double(std::max<std::uint64_t>(1, syn->bytesToCenter)), ">=", 100);
-            goal("WAN bytes: param_server / synaptic", double(ps->wanBytes) / double(std::max<std::uint64_t>(1, syn->wanBytes)), ">=", 10);
-            if (syn->timeToTargetSeconds && ps->timeToTargetSeconds)
-                goal("virtual time to target: param_server / synaptic", *ps->timeToTargetSeconds / *syn->timeToTargetSeconds, ">=", 3);
-            else
-                std::printf("  [NOT MET] time to target: %s never reached %.2f\n",
-                            syn->timeToTargetSeconds ? "param_server" : "synaptic", o.run.targetAccuracy);
-            goal("synaptic wall per sample / plain loop", perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>(), "<=", 1.15);
+        std::vector<std::string> skipped;
+        auto goals = bench::scenarioGoals(o.scenario, cells, skipped);
+        if (perStrategy.contains("synaptic"))
+            goals.push_back({"synaptic wall per sample / plain loop (issue 3)",
+                             perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>(), "<=", 1.15,
+                             perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>() <= 1.15});
+        bool allMet = true;
+        json goalsJson = json::array();
+        std::printf("\ngoals (issue 14, %s scenario, seed means):\n", o.scenario.c_str());
+        for (const auto &g : goals) {
+            allMet = allMet && g.met;
+            std::printf("  [%s] %-78s %10.3f %s %g\n", g.met ? "met" : "NOT MET", g.what.c_str(), g.value, g.op.c_str(), g.bound);
+            goalsJson.push_back({{"goal", g.what}, {"value", g.value}, {"op", g.op}, {"bound", g.bound}, {"met", g.met}});
         }
-        for (const auto &r : results)
-            goal(r.strategy + " final accuracy", r.finalAccuracy, ">=", 0.85);
+        for (const auto &s : skipped)
+            std::printf("  [skipped] %s\n", s.c_str());
 
         if (!o.json.empty()) {
-            json report = json::parse(engine::simReportJson(o.run, results));
-            report["benchmark"] = {{"command", o.commandLine},
-                                   {"plain_loop_samples_per_second", plainSps},
-                                   {"plain_loop_runs", plain},
-                                   {"plain_loop_samples", o.plainSamples},
-                                   {"engine_cost", perStrategy},
-                                   {"goals", goals}};
+            json report = {
+                {"config", o.run.configPath},
+                {"scenario", o.scenario},
+                {"seeds", o.seeds},
+                {"first_seed", o.firstSeed},
+                {"steps_per_edge", o.run.stepsPerEdge},
+                {"target_accuracy", o.run.targetAccuracy},
+                {"eval_every_samples", o.run.evalEverySamples},
+                {"codecs", o.codecs},
+                {"threads", at::get_num_threads()},
+                {"runs", runsJson},
+                {"cells", cellsJson},
+                {"goals", goalsJson},
+                {"skipped_goals", skipped},
+                {"benchmark", {{"command", o.commandLine},
+                               {"plain_loop_samples_per_second", plain.empty() ? json(nullptr) : json(median(plain))},
+                               {"plain_loop_runs", plain},
+                               {"engine_cost", perStrategy}}},
+            };
             engine::writeFileAtomically(o.json, report.dump(1) + "\n");
             std::printf("\nreport written to %s\n", o.json.c_str());
         }
         std::printf("reproduce: %s\n", o.commandLine.c_str());
+        return allMet ? 0 : 3;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "strategies: %s\n", e.what());
         return 1;
     }
-    return 0;
 }

@@ -131,16 +131,31 @@ private Q_SLOTS:
 
     // fp32 value deltas: the receiver's copy is bit for bit the sender's
     // values after every version, however the values move.
+    // The sender's values are snapped to the published record (one rounding
+    // of an addition away from the truth): the check that the receiver's
+    // copy equals them bit for bit fails without the snap, and the check
+    // against an untouched truth fails if the deltas were wrong.
     void fp32ValueDeltasReconstructExactly() {
-        auto values = draws(4096, 20);
+        at::Tensor truth = draws(4096, 20).to(at::kDouble);
         DeltaPublisher publisher;
+        at::Tensor values = truth.to(at::kFloat);
         publisher.reset(values, 0);
         at::Tensor copy = values.clone();
+        at::Tensor largest = truth.abs(); // per element, the largest magnitude it had so far
         for (std::uint64_t v = 1; v <= 200; ++v) {
-            values.add_(draws(4096, 200 + v).mul_(v % 7 == 0 ? 1000.0 : 1.0)); // some large jumps, sign changes
+            const auto step = draws(4096, 200 + v).mul_(v % 7 == 0 ? 1000.0 : 1.0); // large jumps, sign changes
+            values.add_(step);
+            truth += step.to(at::kDouble);
+            largest = at::maximum(largest, truth.abs());
             const Coded delta = publisher.publish(values, v, {Codec::Fp32});
             applyDelta(copy, delta);
             QVERIFY2(at::equal(copy, values), qPrintable(QString("version %1").arg(v)));
+            // Within the fp32 roundings of v additions of the truth (each at
+            // most half an ulp of the largest magnitude the element had).
+            const auto gap = (copy.to(at::kDouble) - truth).abs();
+            const auto bound = largest.mul(std::ldexp(1.0, -23) * double(v)).clamp_min(1e-30);
+            QVERIFY2((gap <= bound).all().item<bool>(),
+                     qPrintable(QString("version %1: %2").arg(v).arg(gap.max().item<double>())));
         }
         QCOMPARE(publisher.version(), std::uint64_t(200));
     }

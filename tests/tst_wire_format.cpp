@@ -306,11 +306,15 @@ private Q_SLOTS:
         QTest::newRow("index order") << "order" << "ascending and below numel";
         QTest::newRow("numel") << "numel" << "coded values for numel";
         QTest::newRow("dtype") << "dtype" << "needs INT8 values";
+        // A few bytes must not make the receiver allocate terabytes.
+        QTest::newRow("huge numel") << "huge" << "numel: 1073741824 is out of range";
+        // Finite scales whose product with 127 overflows to Inf.
+        QTest::newRow("overflowing scale") << "overflow" << "decodes to NaN or Inf";
     }
     void badCodedTensorsAreRefused() {
         QFETCH(QString, problem);
         QFETCH(QString, expected);
-        const bool topk = problem == "range" || problem == "order";
+        const bool topk = problem == "range" || problem == "order" || problem == "huge";
         Message m = codedKinds()[0];
         m.shards.erase(m.shards.begin() + (topk ? 0 : 1));
         auto pb = rpc::toProto(m);
@@ -329,6 +333,12 @@ private Q_SLOTS:
             t->set_numel(t->numel() + 1);
         else if (problem == "dtype")
             t->set_dtype(synaptic::v1::Tensor::FLOAT32);
+        else if (problem == "huge")
+            t->set_numel(std::int64_t(1) << 30);
+        else if (problem == "overflow") {
+            const float big = 3e38f;
+            std::memcpy(t->mutable_scales()->data(), &big, 4);
+        }
         try {
             rpc::fromProto(pb);
             QFAIL("decoded a bad coded tensor");

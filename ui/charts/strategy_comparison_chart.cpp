@@ -140,26 +140,36 @@ QChart *accuracyChart(const QVector<StrategyCurve> &curves, const Range &time, d
     return chart;
 }
 
-QChart *wanChart(const QVector<StrategyCurve> &curves, const Range &time) {
-    QChart *chart = newChart("Cumulative WAN traffic over virtual time");
+// Accuracy against what it cost on the WAN (issue 14): each curve is one
+// run's evaluations, so its last point is where the run ended and the
+// upper-left envelope of the end points is the accuracy-vs-bytes front.
+QChart *wanChart(const QVector<StrategyCurve> &curves, double target) {
+    QChart *chart = newChart("Test accuracy against cumulative WAN traffic");
     Range bytes;
+    double low = target;
     QVector<QList<QPointF>> series(curves.size());
     for (qsizetype i = 0; i < curves.size(); ++i) {
         for (const StrategyCurvePoint &p : curves[i].points) {
             if (p.virtualSeconds > 0 && p.wanBytes > 0) {
-                series[i].append(QPointF(p.virtualSeconds, p.wanBytes / kBytesPerMegabyte));
+                series[i].append(QPointF(p.wanBytes / kBytesPerMegabyte, p.accuracy));
                 bytes.add(p.wanBytes / kBytesPerMegabyte);
+                low = std::min(low, p.accuracy);
             }
         }
     }
     if (bytes.empty())
         bytes = Range{0.1, 1};
-    QLogValueAxis *x = logAxis("virtual time (s, log scale)", time);
-    QLogValueAxis *y = logAxis("cumulative WAN traffic (MB, log scale)", bytes);
+    QLogValueAxis *x = logAxis("cumulative WAN traffic (MB, log scale)", bytes);
+    auto *y = new QValueAxis;
+    styleAxis(y, "test accuracy (fraction)");
+    y->setLabelFormat("%.2f");
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (qsizetype i = 0; i < curves.size(); ++i)
         addCurve(chart, curves[i].name, kPalette[i % std::size(kPalette)], series[i], x, y);
+    low = std::clamp(std::floor(low * 10 - 1e-9) / 10, 0.0, 0.9);
+    y->setRange(low, 1.0);
+    y->setTickCount(int(std::lround((1.0 - low) / (1.0 - low <= 0.5 ? 0.05 : 0.1))) + 1);
     return chart;
 }
 
@@ -184,7 +194,7 @@ bool renderStrategyComparison(const QVector<StrategyCurve> &curves, double targe
     // The scene owns both charts; no view is needed to render a scene.
     QGraphicsScene scene;
     QChart *left = accuracyChart(curves, time, targetAccuracy);
-    QChart *right = wanChart(curves, time);
+    QChart *right = wanChart(curves, targetAccuracy);
     scene.addItem(left);
     scene.addItem(right);
     left->setGeometry(0, 0, kChartWidth, kChartHeight);

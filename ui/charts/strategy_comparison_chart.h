@@ -21,9 +21,9 @@ struct StrategyCurve {
 };
 
 // Renders two charts side by side into one PNG: test accuracy against
-// virtual time (with a dashed line at targetAccuracy) and cumulative WAN
-// bytes against virtual time, one colour per strategy in both. Both time
-// axes are logarithmic because strategies differ 10-100x in speed, so points
+// virtual time (with a dashed line at targetAccuracy) and test accuracy
+// against cumulative WAN bytes, one colour per curve in both. The time and
+// byte axes are logarithmic because strategies differ 10-1000x, so points
 // at t <= 0 (and zero bytes on the right) are left out. Needs a
 // QApplication; works on the offscreen platform. Writes atomically; on
 // failure returns false and, when error is set, says why.

@@ -1,23 +1,12 @@
 #pragma once
 
+#include "codec_spec.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
-#include <string>
 
 namespace synaptic::engine {
-
-// How a flat fp32 tensor travels (issue 14): raw, as fp16, as int8 with one
-// fp32 scale per chunk (INTELLECT-1's int8 all-reduce), or as its k largest
-// magnitudes with their positions (Deep Gradient Compression; the sender
-// keeps what it left out in an ErrorFeedback residual).
-enum class Codec { Fp32, Fp16, Int8, TopK };
-
-struct CodecSpec {
-    Codec codec = Codec::Fp32;
-    double topkFraction = 0.01; // TopK: share of the elements kept (at least one)
-    bool operator==(const CodecSpec &) const = default;
-};
 
 // Elements per int8 scale: small enough that one outlier costs a chunk of
 // precision, not the tensor's; the scale adds 4/kInt8Chunk bytes per element.
@@ -34,11 +23,6 @@ struct Coded {
     at::Tensor scales;
     at::Tensor indices;
 };
-
-// "fp32", "fp16", "int8", "topk" or "topk:F" (F the kept fraction, 0 < F <= 1).
-// Throws std::invalid_argument naming the text otherwise.
-CodecSpec parseCodec(const std::string &text);
-std::string codecName(const CodecSpec &spec);
 
 // Encodes a 1-D fp32 tensor (any device; the result is on the same device).
 Coded encode(const at::Tensor &flat, const CodecSpec &spec);

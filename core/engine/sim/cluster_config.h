@@ -2,7 +2,7 @@
 
 #include "link.h"
 
-#include "core/engine/codec/codec.h"
+#include "core/engine/codec/codec_spec.h"
 #include "core/engine/config_error.h"
 
 #include <cstdint>

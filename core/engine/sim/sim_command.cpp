@@ -2,7 +2,7 @@
 
 #include "cluster_config.h"
 
-#include "core/engine/codec/codec.h"
+#include "core/engine/codec/codec_spec.h"
 
 #include <nlohmann/json.hpp>
 

@@ -100,8 +100,12 @@ struct Simulation::Impl {
         const double leaveAt = std::max(busy, loop.now());
         for (auto &m : out.messages) {
             m.from = node;
+            const std::uint64_t inc = incarnation[std::size_t(node)];
             if (leaveAt > loop.now())
-                loop.at(leaveAt, [this, m]() mutable { transport.send(std::move(m)); });
+                loop.at(leaveAt, [this, node, inc, m]() mutable {
+                    if (incarnation[std::size_t(node)] == inc) // a kill loses what was still being computed
+                        transport.send(std::move(m));
+                });
             else
                 transport.send(std::move(m));
         }
@@ -119,8 +123,10 @@ struct Simulation::Impl {
         world.alive[std::size_t(node)] = !kill;
         ++incarnation[std::size_t(node)];
         Outbox out;
-        if (kill)
+        if (kill) {
+            busyUntil.erase(node); // charged compute dies with the process
             nodes[std::size_t(node)]->onKilled(loop.now(), out);
+        }
         else
             nodes[std::size_t(node)]->start(loop.now(), out);
         dispatch(node, out);

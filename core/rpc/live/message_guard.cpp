@@ -50,7 +50,8 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
     };
     for (const auto &[t, what] : {std::pair{&item.data, "data"}, std::pair{&item.base, "base"},
                                   std::pair{&item.sentValues, "sent values"}, std::pair{&item.optimizer.m, "adam m"},
-                                  std::pair{&item.optimizer.v, "adam v"}})
+                                  std::pair{&item.optimizer.v, "adam v"}, std::pair{&item.residual, "residual"},
+                                  std::pair{&item.published, "published copy"}})
         if (auto why = sized(*t, what); !why.empty())
             return why;
     const bool needsData = m.kind == K::Gradients || m.kind == K::Values || m.kind == K::CenterDelta ||

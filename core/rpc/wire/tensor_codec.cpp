@@ -110,8 +110,11 @@ at::Tensor decodeCodedTensor(const v1::Tensor &t, const std::string &field) {
         return decodeTensor(t, field);
     engine::Coded c;
     c.numel = t.numel();
-    if (c.numel < 0 || c.numel > (std::int64_t(1) << 40))
-        throw WireError(field + ".numel: " + std::to_string(c.numel) + " is out of range");
+    // A top-k tensor's numel costs the sender nothing: without a bound, a
+    // few bytes could make the receiver allocate terabytes.
+    if (c.numel < 0 || c.numel > kMaxCodedElements)
+        throw WireError(field + ".numel: " + std::to_string(c.numel) + " is out of range (at most " +
+                        std::to_string(kMaxCodedElements) + ")");
     auto expectDtype = [&](v1::Tensor::DType d, const char *name) {
         if (t.dtype() != d)
             throw WireError(field + ": codec " + v1::Tensor::Codec_Name(t.codec()) + " needs " + name + " values");
@@ -160,7 +163,11 @@ at::Tensor decodeCodedTensor(const v1::Tensor &t, const std::string &field) {
                                 std::to_string(c.numel));
         }
     }
-    return engine::decode(c);
+    at::Tensor out = engine::decode(c);
+    // Finite scales can still overflow (127 x 1e38): check what the node gets.
+    if (out.numel() > 0 && !at::isfinite(out).all().item<bool>())
+        throw WireError(field + ": decodes to NaN or Inf values");
+    return out;
 }
 
 } // namespace synaptic::rpc

@@ -32,6 +32,10 @@ at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool fini
 // the rest of `coding`; decoding rebuilds the fp32 tensor. Throws WireError
 // naming `field` for an unknown codec, scales or indices of the wrong
 // length, positions out of range or not ascending, or non-finite values.
+// The most elements a coded tensor may decode to: 64 MiB of fp32, the
+// largest message a node accepts.
+inline constexpr std::int64_t kMaxCodedElements = std::int64_t(1) << 24;
+
 void encodeCodedTensor(const at::Tensor &values, const engine::TensorCoding &coding, v1::Tensor *out);
 at::Tensor decodeCodedTensor(const v1::Tensor &t, const std::string &field);
 

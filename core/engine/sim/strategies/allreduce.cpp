@@ -31,7 +31,8 @@ public:
         m_now = now;
         m_trainer.stepDone(out);
         m_inRing = true;
-        if (m_ring.start(m_trainer.steps(), m_trainer.gradientsAndBuffers(), m_ctx.config->codecs.gradients, out))
+        if (m_ring.start(m_trainer.steps(), m_trainer.gradientsAndBuffers(), m_trainer.model().size(),
+                         m_ctx.config->codecs.gradients, out))
             finishStep(out);
     }
 

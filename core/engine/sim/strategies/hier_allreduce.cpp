@@ -33,7 +33,7 @@ public:
         m_trainer.stepDone(out);
         m_step = m_trainer.steps();
         m_inStep = true;
-        m_regionDone = m_regionRing.start(m_step, m_trainer.gradientsAndBuffers(), codec(), out);
+        m_regionDone = m_regionRing.start(m_step, m_trainer.gradientsAndBuffers(), m_trainer.model().size(), codec(), out);
         if (m_regionDone)
             onRegionDone(out);
         tryFinish(out);
@@ -50,7 +50,7 @@ public:
                 onRegionDone(out);
             }
         } else if (m.kind == MessageKind::FullValues && m.from == m_leader) {
-            m_global[m.round] = std::move(m.tensor); // may overtake this edge's last ring chunks
+            m_global[m.round] = at::cat({m.tensor, m.buffers}); // may overtake this edge's last ring chunks
         }
         tryFinish(out);
     }
@@ -64,13 +64,16 @@ private:
     void onRegionDone(Outbox &out) {
         if (m_leader != id())
             return; // the leader sends the global sum
-        if (m_leaderRing->start(m_step, m_regionRing.result(), codec(), out))
+        if (m_leaderRing->start(m_step, m_regionRing.result(), m_trainer.model().size(), codec(), out))
             onGlobalSum(m_leaderRing->result(), out);
     }
 
     void onGlobalSum(const at::Tensor &sum, Outbox &out) {
-        // The leader steps with what its region receives, so every replica stays equal.
-        const Coded coded = encode(sum.clone(), codec());
+        // The leader steps with what its region receives, so every replica
+        // stays equal; the batch-norm statistics go uncoded.
+        const std::int64_t p = m_trainer.model().size();
+        const Coded coded = encode(sum.slice(0, 0, p).clone(), codec());
+        const at::Tensor buffers = sum.slice(0, p).clone();
         for (int node : regionNodes(*m_ctx.shape, m_ctx.region())) {
             if (node == id())
                 continue;
@@ -79,9 +82,10 @@ private:
             v.to = node;
             v.round = m_step;
             setCoded(v.tensor, v.tensorCoding, coded);
+            v.buffers = buffers;
             out.send(std::move(v));
         }
-        m_global[m_step] = decode(coded).clone();
+        m_global[m_step] = at::cat({decode(coded), buffers});
     }
 
     void tryFinish(Outbox &out) {

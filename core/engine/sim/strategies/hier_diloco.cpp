@@ -5,8 +5,7 @@
 // region's delta to the center (center codec, error feedback when lossy),
 // the center takes the outer step once every region reported and answers
 // each leader (center codec, a delta from the leader's copy when lossy),
-// and the leader passes the new global model to its region (values codec,
-// likewise).
+// and the leader passes the new global model to its region (whole fp32).
 #include "common.h"
 #include "diloco_center.h"
 #include "edge_trainer.h"
@@ -37,7 +36,8 @@ public:
         m_now = now;
         m_trainer.stepDone(out);
         m_inStep = true;
-        if (m_ring.start(m_trainer.steps(), m_trainer.gradientsAndBuffers(), m_ctx.config->codecs.gradients, out))
+        if (m_ring.start(m_trainer.steps(), m_trainer.gradientsAndBuffers(), m_trainer.model().size(),
+                         m_ctx.config->codecs.gradients, out))
             onStepReduced(out);
     }
 
@@ -92,13 +92,19 @@ private:
         if (!receiveModel(m, m_roundStart, m_held))
             return;
         if (leader()) {
+            // Whole fp32 values to the region: every replica must start the
+            // next round from the same bits, and the relay is on the LAN,
+            // once per H steps (members never report what they hold, so a
+            // delta could not be checked against it).
             for (int node : m_members) {
                 if (node == id())
                     continue;
-                Message v = m_regionCopies.valuesFor(node, m_relayed, m_roundStart, m_held, m_ctx.config->codecs.values);
+                Message v;
+                v.kind = MessageKind::FullValues;
+                v.to = node;
+                v.tensor = m_roundStart.clone();
                 out.send(std::move(v));
             }
-            m_relayed = m_held;
         }
         m_trainer.model().setValues(m_roundStart);
         m_localSteps = 0;
@@ -112,8 +118,6 @@ private:
     RingReduce m_ring;
     int m_leader;
     ErrorFeedback m_feedback;       // leader: what lossy center deltas left out
-    ModelCopies m_regionCopies;     // leader: what the region's edges hold
-    std::uint64_t m_relayed = 0;    // leader: version last passed to the region
     at::Tensor m_roundStart;        // the global model as last received
     std::uint64_t m_held = 0;       // its version
     std::optional<Message> m_global;

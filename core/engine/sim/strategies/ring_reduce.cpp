@@ -11,6 +11,8 @@ RingReduce::RingReduce(int ringId, std::vector<int> members, int self) : m_ringI
     const auto it = std::find(m_members.begin(), m_members.end(), self);
     if (it == m_members.end() || ringId < 0 || ringId > 9)
         throw std::invalid_argument("RingReduce: node is not a member of its ring");
+    if (m_members.size() > 50) // 2(n-1) phases must fit the two digits key() gives them
+        throw std::invalid_argument("RingReduce: at most 50 members in a ring");
     m_index = int(it - m_members.begin());
 }
 
@@ -23,8 +25,10 @@ std::pair<std::int64_t, std::int64_t> RingReduce::chunk(int c) const {
     return {n * c / size(), n * (c + 1) / size()};
 }
 
-bool RingReduce::start(std::uint64_t step, at::Tensor vec, const CodecSpec &codec, Outbox &out) {
+bool RingReduce::start(std::uint64_t step, at::Tensor vec, std::int64_t codedLength, const CodecSpec &codec,
+                       Outbox &out) {
     m_vec = std::move(vec);
+    m_codedLength = codedLength;
     m_step = step;
     m_codec = codec;
     m_phase = 0;
@@ -50,11 +54,16 @@ void RingReduce::sendPhase(Outbox &out) {
     m.to = m_members[std::size_t(mod(m_index + 1))];
     m.round = key(m_step, p);
     m.chunk = c;
-    auto slice = m_vec.slice(0, b, e);
-    Coded coded = encode(slice.clone(), m_codec);
-    if (p == n - 1 && m_codec.codec != Codec::Fp32)
-        slice.copy_(decode(coded)); // keep what the others get for this chunk, so every member ends equal
-    setCoded(m.tensor, m.tensorCoding, std::move(coded));
+    const std::int64_t split = std::clamp(m_codedLength, b, e);
+    auto coded = m_vec.slice(0, b, split);
+    Coded wire = encode(coded.clone(), m_codec);
+    // In the all-gather every member keeps what the others get for the
+    // chunk it passes on, so all end with the same bits.
+    if (p >= n - 1 && m_codec.codec != Codec::Fp32)
+        coded.copy_(decode(wire));
+    setCoded(m.tensor, m.tensorCoding, std::move(wire));
+    if (split < e)
+        m.buffers = m_vec.slice(0, split, e).clone();
     out.send(std::move(m));
 }
 
@@ -65,11 +74,16 @@ bool RingReduce::advance(Outbox &out) {
         if (it == m_inbox.end())
             return false;
         const auto [b, e] = chunk(it->second.chunk);
+        const at::Tensor received = it->second.buffers.defined()
+                                        ? at::cat({it->second.tensor, it->second.buffers})
+                                        : it->second.tensor;
+        if (received.numel() != e - b)
+            throw std::logic_error("RingReduce: a chunk of the wrong length");
         auto slice = m_vec.slice(0, b, e);
         if (m_phase < n - 1)
-            slice.add_(it->second.tensor);
+            slice.add_(received);
         else
-            slice.copy_(it->second.tensor);
+            slice.copy_(received);
         m_inbox.erase(it);
         if (++m_phase < 2 * (n - 1)) {
             sendPhase(out);

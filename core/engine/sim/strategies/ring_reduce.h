@@ -18,15 +18,18 @@ namespace synaptic::engine {
 // rings can run on one node (a region's ring, the ring of region leaders):
 // `ringId` (0..9) keeps their messages apart. Every hop's chunk goes
 // through `codec` (a lossy codec quantises each hop, as INTELLECT-1's int8
-// all-reduce does; there is no error feedback inside a ring). Chunks that
-// arrive before this member starts the step wait in an inbox.
+// all-reduce does; there is no error feedback inside a ring); each member
+// keeps what it passes on in the all-gather, so all end with the same bits.
+// Chunks that arrive before this member starts the step wait in an inbox.
 class RingReduce {
 public:
     RingReduce(int ringId, std::vector<int> members, int self);
 
     // Sums `vec` (1-D fp32) across the members for `step`; true when done
-    // at once (a ring of one).
-    bool start(std::uint64_t step, at::Tensor vec, const CodecSpec &codec, Outbox &out);
+    // at once (a ring of one). Only its first `codedLength` elements go
+    // through the codec; the rest (batch-norm statistics, which a top-k
+    // codec would zero) travel as fp32.
+    bool start(std::uint64_t step, at::Tensor vec, std::int64_t codedLength, const CodecSpec &codec, Outbox &out);
     // A RingChunk whose ringOf() is this ring's id; true when this member's
     // reduction finished with it (result() holds the sum).
     bool onChunk(Message &&m, Outbox &out);
@@ -47,6 +50,7 @@ private:
     std::vector<int> m_members;
     int m_index = 0; // this member's place in the ring
     CodecSpec m_codec;
+    std::int64_t m_codedLength = 0;
     std::uint64_t m_step = 0;
     int m_phase = 0;
     bool m_active = false;

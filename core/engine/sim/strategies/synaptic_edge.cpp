@@ -61,6 +61,8 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_pendingValues.clear();
     m_awaitingCatchUp.clear();
     m_awaitingOwners.clear();
+    m_catchUpAsked.clear();
+    m_gradientFeedback.clear(); // residuals live in memory: a crash loses them
     m_owner.onKilled(out);
     m_cache.flush(); // unsent window gradients die with the process
     m_windowSteps = 0;
@@ -289,8 +291,8 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
 }
 
 void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
-    (void)now;
     bool missedDelta = false;
+    bool wholeArrived = false;
     for (const auto &item : m.shards) {
         if (item.version <= m_cache.cachedVersion(item.shard) && item.version != 0)
             continue; // older or equal news
@@ -304,21 +306,27 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
             m_replica->model().setShardValues(item.shard, m_replica->model().shardValues(item.shard).add_(item.data));
         } else {
             m_replica->model().setShardValues(item.shard, item.data);
+            wholeArrived = true;
         }
         if (item.version > m_cache.cachedVersion(item.shard)) {
             m_cache.setCachedVersion(item.shard, item.version);
             out.report(RouteReport{RouteReport::Kind::CachedVersion, item.shard, -1, m_edge, item.version, 0});
         }
     }
-    if (missedDelta && m_catchUpAsked.insert(m.from).second) {
+    if (wholeArrived)
+        m_catchUpAsked.erase(m.from); // the owner answered: ask again after the next miss
+    // Ask once per kCatchUpSeconds: the request or its answer may be lost
+    // (both are best effort), and an edge that never asked again would
+    // keep skipping this owner's deltas for good.
+    const auto asked = m_catchUpAsked.find(m.from);
+    if (missedDelta && (asked == m_catchUpAsked.end() || now - asked->second >= kCatchUpSeconds)) {
+        m_catchUpAsked[m.from] = now;
         Message req;
         req.kind = MessageKind::CatchUpRequest;
         req.to = m.from;
         req.origin = m_edge;
         req.lease = m_lease.lease();
         out.send(std::move(req));
-    } else if (!missedDelta && !m.shards.empty() && !m.shards.front().delta) {
-        m_catchUpAsked.erase(m.from); // whole values arrived: ask again after the next miss
     }
 }
 

@@ -75,7 +75,7 @@ private:
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer
     std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
-    std::set<int> m_catchUpAsked;           // owners asked for whole values after a missed delta
+    std::map<int, double> m_catchUpAsked;   // owners asked for whole values after a missed delta, and when
     std::map<int, ErrorFeedback> m_gradientFeedback; // per shard: what lossy gradient codecs left out
     bool m_stepRunning = false;
     std::uint64_t m_stepEpoch = 0;          // lease epoch the running step started under

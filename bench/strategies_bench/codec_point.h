@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/engine/sim/cluster_config.h"
+
+#include <string>
+
+namespace synaptic::bench {
+
+// A codec point of bench/strategies: one name for the codecs of all three
+// traffic classes. "fp32", "fp16", "int8", "topk[:F]" use that codec for
+// every class; "mixed" is fp16 inside regions and int8 on the center's
+// channel (issue 14's codec goal); "G/V/C" names each class (gradients,
+// values, center). Throws std::invalid_argument for anything else.
+engine::CodecKnobs codecPoint(const std::string &name);
+
+} // namespace synaptic::bench
