@@ -61,6 +61,8 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
         config.seed = *request.seed;
     if (!request.dataDir.empty())
         config.dataDir = request.dataDir;
+    if (request.editConfig)
+        request.editConfig(config);
     std::vector<SimCommand> commands;
     if (!request.commandsPath.empty())
         commands = parseCommands(readText(request.commandsPath), request.commandsPath, config);

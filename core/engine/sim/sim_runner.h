@@ -26,6 +26,9 @@ struct SimRunRequest {
     int threads = 0;                       // 0 = all cores
     std::string dataDir;                   // overrides the config's
     std::string modelPath;                 // save the final global model here (one strategy only)
+    // Applied to the loaded config before anything runs (a benchmark's
+    // scenario and codecs); may be empty.
+    std::function<void(ClusterConfig &)> editConfig;
 };
 
 // Optional hooks around each strategy's run (a recorder attaches here).
