@@ -8,6 +8,7 @@
 
 #include <QDoubleSpinBox>
 #include <QComboBox>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -125,6 +126,69 @@ private Q_SLOTS:
         QCOMPARE(c.link.latencySeconds, 0.12);
         QCOMPARE(c.link.bandwidthBitsPerSecond, 20e6);
         QCOMPARE(c.link.lossRate, 0.05);
+    }
+
+    // Geography (issue 14): with the config's own nodes, choosing the ends
+    // shows that link's values, and the region-pair switch sets every link
+    // between two regions.
+    void linkEditorShowsAndEditsGeography() {
+        QStringList nodes;
+        for (const auto &r : m_config.regions)
+            for (const auto &e : r.edges)
+                nodes << QString::fromStdString(e.name);
+        nodes << "center";
+        const int eu0 = 0, us0 = 8, ap0 = 16, ap7 = 23, center = 24;
+        QCOMPARE(nodes[ap7], QString("ap-7"));
+        ControlPanel panel(m_config, nodes);
+        QSignalSpy spy(&panel, &ControlPanel::commandRequested);
+        auto shows = [&](int a, int b, double ms, double mbps) {
+            panel.setLinkEnds(a, b);
+            return qAbs(panel.latencyMs() - ms) < 1e-9 && qAbs(panel.bandwidthMbps() - mbps) < 1e-9 &&
+                   panel.linkSource() == "as configured";
+        };
+        QVERIFY(shows(eu0, ap0, 120, 100));
+        QVERIFY(shows(eu0, us0, 40, 100));
+        QVERIFY(shows(us0, ap0, 100, 100));
+        QVERIFY(shows(ap7, center, 60, 20)); // ap-7's last mile on the center link
+        QVERIFY(shows(ap0, ap7, 21, 20));
+        QVERIFY(shows(eu0, 1, 1, 1000));
+        QCOMPARE(spy.count(), 0); // showing is not editing
+
+        // One link edited: the editor remembers what it set.
+        panel.setLinkEnds(eu0, ap0);
+        panel.setLinkValues(200, 50, 0);
+        panel.applyLink();
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(at(spy, 0).node, eu0);
+        QCOMPARE(at(spy, 0).nodeB, ap0);
+        panel.setLinkEnds(eu0, us0);
+        panel.setLinkEnds(ap0, eu0);
+        QCOMPARE(panel.latencyMs(), 200.0);
+        QCOMPARE(panel.linkSource(), QString("as last set here"));
+
+        // The whole eu <-> ap pair: 8 × 8 links, each once.
+        spy.clear();
+        panel.setWholeRegionPair(true);
+        panel.setLinkEnds(eu0, ap0);
+        panel.setLinkValues(150, 80, 0);
+        panel.applyLink();
+        QCOMPARE(spy.count(), 64);
+        QSet<QPair<int, int>> pairs;
+        for (int i = 0; i < spy.count(); ++i) {
+            const auto c = at(spy, i);
+            QCOMPARE(c.kind, Kind::SetLink);
+            QVERIFY(c.node >= 0 && c.node < 8);
+            QVERIFY(c.nodeB >= 16 && c.nodeB < 24);
+            QCOMPARE(c.link.latencySeconds, 0.15);
+            pairs.insert({c.node, c.nodeB});
+        }
+        QCOMPARE(pairs.size(), 64);
+        // A region and the center: every edge of the region to the center.
+        spy.clear();
+        panel.setLinkEnds(us0, center);
+        panel.applyLink();
+        QCOMPARE(spy.count(), 8);
+        QCOMPARE(at(spy, 0).nodeB, -1);
     }
 
     void faultButtonsSendTheirCommands_data() {

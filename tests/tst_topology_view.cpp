@@ -4,7 +4,10 @@
 #include "ui/topology/topology_items.h"
 #include "ui/topology/topology_layout.h"
 #include "ui/topology/topology_style.h"
+#include "ui/topology/topology_geography.h"
 #include "ui/topology/topology_view.h"
+
+#include "core/engine/sim/cluster_config.h"
 
 #include <QGraphicsScene>
 #include <QSignalSpy>
@@ -13,6 +16,7 @@
 #include <QToolTip>
 
 using namespace synaptic::ui;
+using synaptic::engine::loadClusterConfig;
 using M = TopologyMetrics;
 using Sel = TopologySelection;
 
@@ -344,6 +348,50 @@ private Q_SLOTS:
         QVERIFY(QToolTip::text().contains(QStringLiteral("out: 1.2 MB/s")));
         hover(view.regionPosition(1) + QPointF(view.regionRect(1).width() / 2 - 4, 0));
         QTRY_VERIFY(QToolTip::text().startsWith(QStringLiteral("us\n3 edge")));
+    }
+
+    // Geography (issue 14) on the shipped default: each link's tooltip says
+    // its latency and bandwidth (the region pair's, the slow edge's last
+    // mile on top), regions list their links, ap-7 names its last mile, and
+    // a live set-link replaces the shown values.
+    void geographyInTooltips() {
+        const auto config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() +
+                                              "/default_cluster.json");
+        TopologyView view;
+        QStringList regions, edges;
+        QVector<int> regionOf;
+        for (std::size_t r = 0; r < config.regions.size(); ++r) {
+            regions << QString::fromStdString(config.regions[r].name);
+            for (const auto &e : config.regions[r].edges) {
+                edges << QString::fromStdString(e.name);
+                regionOf << int(r);
+            }
+        }
+        view.setTopology(regions, edges, regionOf);
+        showGeography(view, config);
+        const int eu0 = 1, ap0 = 17, ap7 = 24; // node ids: 0 = center, edge e = e + 1
+        QCOMPARE(edges[ap7 - 1], QString("ap-7"));
+        QVERIFY2(view.linkToolTipFor(eu0, 0).contains("link: 40 ms one way, 100 Mb/s"),
+                 qPrintable(view.linkToolTipFor(eu0, 0)));
+        QVERIFY2(view.linkToolTipFor(ap7, 0).contains("link: 60 ms one way, 20 Mb/s"),
+                 qPrintable(view.linkToolTipFor(ap7, 0)));
+        // An edge-to-edge link is drawn once it carries traffic; eu <-> ap is the 120 ms pair.
+        view.setLinkRate(eu0, ap0, 1000);
+        QVERIFY2(view.linkToolTipFor(eu0, ap0).contains("link: 120 ms one way, 100 Mb/s"),
+                 qPrintable(view.linkToolTipFor(eu0, ap0)));
+        view.setLinkRate(ap0, ap7, 1000);
+        QVERIFY2(view.linkToolTipFor(ap0, ap7).contains("link: 21 ms one way, 20 Mb/s"),
+                 qPrintable(view.linkToolTipFor(ap0, ap7)));
+        const QString eu = view.regionToolTipFor(0);
+        QVERIFY2(eu.contains("to us: 40 ms one way, 100 Mb/s") && eu.contains("to ap: 120 ms one way, 100 Mb/s") &&
+                     eu.contains("inside: 1 ms one way, 1 Gb/s") && eu.contains("to center: 40 ms one way"),
+                 qPrintable(eu));
+        QVERIFY2(view.regionToolTipFor(1).contains("to ap: 100 ms one way"), qPrintable(view.regionToolTipFor(1)));
+        QVERIFY2(view.toolTipFor(ap7).contains("last mile: +20 ms, at most 20 Mb/s"), qPrintable(view.toolTipFor(ap7)));
+        QVERIFY(!view.toolTipFor(ap0).contains("last mile"));
+        view.setLinkSpec(ap7, 0, 0.005, 1e9);
+        QVERIFY2(view.linkToolTipFor(0, ap7).contains("link: 5 ms one way, 1 Gb/s"),
+                 qPrintable(view.linkToolTipFor(0, ap7)));
     }
 };
 

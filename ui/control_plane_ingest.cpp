@@ -17,6 +17,8 @@
 #include <QTableView>
 #include <QTreeView>
 
+#include <cmath>
+
 namespace synaptic::ui {
 
 namespace {
@@ -143,6 +145,12 @@ void ControlPlaneWindow::applyCommandToTopology(const engine::CommandEvent &even
     case K::HealLink: m_topology->setLinkDown(node(c.node), node(c.nodeB), c.kind == K::PartitionLink); break;
     case K::PartitionRegion:
     case K::HealRegion: m_topology->setRegionPartitioned(c.region, c.kind == K::PartitionRegion); break;
+    case K::SetLink: // the link's tooltip shows what it runs at now, not only the config
+        if (std::isfinite(c.link.latencySeconds) && c.link.latencySeconds >= 0 &&
+            std::isfinite(c.link.bandwidthBitsPerSecond) && c.link.bandwidthBitsPerSecond > 0)
+            m_topology->setLinkSpec(node(c.node), node(c.nodeB), c.link.latencySeconds,
+                                    c.link.bandwidthBitsPerSecond);
+        break;
     case K::KillNode:
     case K::ReviveNode:
         if (c.node < 0)

@@ -9,6 +9,7 @@
 #include "replay/replay_controller.h"
 #include "replay/timeline_bar.h"
 #include "telemetry/chart_feeder.h"
+#include "topology/topology_geography.h"
 #include "topology/topology_view.h"
 
 #include <QFileInfo>
@@ -65,6 +66,7 @@ void ControlPlaneWindow::resetViews() {
     m_linkRates.clear();
     m_edgeModes.clear();
     m_topology->setTopology(m_regionNames, m_edgeNames, m_regionOfEdge);
+    showGeography(*m_topology, m_config);
     m_shardMap->setTopology(m_edgeNames, m_regionOfEdge, m_regionNames);
     m_virtualTime = 0;
     m_samples = 0;

@@ -8,6 +8,7 @@
 #include "panels/control_panel.h"
 #include "panels/serving_panel.h"
 #include "telemetry/chart_feeder.h"
+#include "topology/topology_geography.h"
 #include "topology/topology_view.h"
 
 #include <QCloseEvent>
@@ -88,6 +89,7 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     }
     m_shardMap->setTopology(m_edgeNames, m_regionOfEdge, m_regionNames);
     m_topology->setTopology(m_regionNames, m_edgeNames, m_regionOfEdge);
+    showGeography(*m_topology, m_config);
     m_routing->setNames(m_edgeNames, m_regionNames);
     m_routingProxy->setSourceModel(m_routing);
     m_routingProxy->setSortRole(RoutingTableModel::SortRole);

@@ -1,10 +1,12 @@
 #include "control_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -68,7 +70,8 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
       m_heartbeat(seconds(config.knobs.heartbeatSeconds, 0.05, 3600)), m_confidence(new QDoubleSpinBox),
       m_confidenceFor(new QComboBox), m_from(new QComboBox), m_to(new QComboBox),
       m_latency(new QDoubleSpinBox), m_bandwidth(new QDoubleSpinBox), m_loss(new QDoubleSpinBox),
-      m_nodes(int(nodeNames.size())) {
+      m_wholePair(new QCheckBox(tr("every link between their regions"))), m_linkSource(new QLabel),
+      m_geography(config), m_nodes(int(nodeNames.size())) {
     m_window->setObjectName("aggregation window");
     m_window->setRange(1, 10000);
     m_window->setSuffix(tr(" steps"));
@@ -114,14 +117,23 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
     m_to->addItems(nodeNames);
     m_to->setCurrentIndex(m_nodes - 1);
     m_latency->setRange(0, 60000);
+    m_latency->setDecimals(3);
     m_latency->setSuffix(tr(" ms"));
-    m_latency->setValue(config.edgeCenter.latencySeconds * 1e3);
     m_bandwidth->setRange(0.001, 1e7);
+    m_bandwidth->setDecimals(3);
     m_bandwidth->setSuffix(tr(" Mb/s"));
-    m_bandwidth->setValue(config.edgeCenter.bandwidthBitsPerSecond / 1e6);
     m_loss->setRange(0, 0.99);
     m_loss->setSingleStep(0.01);
-    m_loss->setValue(config.edgeCenter.lossRate);
+    m_linkSource->setWordWrap(true);
+    const bool geographyFits = m_geography.edgeCount() == m_nodes - 1;
+    if (geographyFits) {
+        connect(m_from, &QComboBox::currentIndexChanged, this, &ControlPanel::showLinkValues);
+        connect(m_to, &QComboBox::currentIndexChanged, this, &ControlPanel::showLinkValues);
+        showLinkValues();
+    } else { // names that are not the config's: the edge-center class is the best guess
+        setLinkValues(config.edgeCenter.latencySeconds * 1e3, config.edgeCenter.bandwidthBitsPerSecond / 1e6,
+                      config.edgeCenter.lossRate);
+    }
     auto *ends = new QHBoxLayout;
     ends->addWidget(m_from);
     ends->addWidget(m_to);
@@ -129,6 +141,8 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
     linkForm->addRow(tr("Latency (one way)"), m_latency);
     linkForm->addRow(tr("Bandwidth"), m_bandwidth);
     linkForm->addRow(tr("Loss"), m_loss);
+    linkForm->addRow(m_linkSource);
+    linkForm->addRow(m_wholePair);
     auto *apply = new QPushButton(tr("Apply to link"));
     connect(apply, &QPushButton::clicked, this, &ControlPanel::applyLink);
     linkForm->addRow(apply);
@@ -170,15 +184,60 @@ void ControlPanel::setLinkValues(double latencyMs, double bandwidthMbps, double 
     m_loss->setValue(loss);
 }
 
+void ControlPanel::setWholeRegionPair(bool on) { m_wholePair->setChecked(on); }
+double ControlPanel::latencyMs() const { return m_latency->value(); }
+double ControlPanel::bandwidthMbps() const { return m_bandwidth->value(); }
+QString ControlPanel::linkSource() const { return m_linkSource->text(); }
+
+void ControlPanel::showLinkValues() {
+    const int a = engineNode(m_from->currentIndex()), b = engineNode(m_to->currentIndex());
+    if (a == b || m_from->currentIndex() < 0 || m_to->currentIndex() < 0) {
+        m_linkSource->setText(tr("choose two different nodes"));
+        return;
+    }
+    const auto applied = m_applied.constFind({std::min(a, b), std::max(a, b)});
+    const engine::LinkSpec s = applied != m_applied.cend() ? *applied : m_geography.between(a, b);
+    setLinkValues(s.latencySeconds * 1e3, s.bandwidthBitsPerSecond / 1e6, s.lossRate);
+    m_linkSource->setText(applied != m_applied.cend() ? tr("as last set here") : tr("as configured"));
+}
+
+QList<QPair<int, int>> ControlPanel::linkTargets() const {
+    const int from = m_from->currentIndex(), to = m_to->currentIndex();
+    if (!m_wholePair->isChecked() || m_geography.edgeCount() != m_nodes - 1)
+        return {{nodeArg(from), nodeArg(to)}};
+    // Engine edges of a region, or the center (-1) on its own.
+    auto side = [&](int index) {
+        QList<int> out;
+        if (nodeArg(index) < 0)
+            return QList<int>{-1};
+        const int region = m_geography.regionOfEdge(index);
+        for (int e = 0; e < m_geography.edgeCount(); ++e)
+            if (m_geography.regionOfEdge(e) == region)
+                out << e;
+        return out;
+    };
+    QList<QPair<int, int>> pairs;
+    for (int a : side(from))
+        for (int b : side(to))
+            if (a != b && !pairs.contains({b, a}))
+                pairs.append({a, b});
+    return pairs;
+}
+
 void ControlPanel::applyLink() {
-    engine::SimCommand c;
-    c.kind = Kind::SetLink;
-    c.node = nodeArg(m_from->currentIndex());
-    c.nodeB = nodeArg(m_to->currentIndex());
-    c.link.latencySeconds = m_latency->value() / 1e3;
-    c.link.bandwidthBitsPerSecond = m_bandwidth->value() * 1e6;
-    c.link.lossRate = m_loss->value();
-    Q_EMIT commandRequested(c);
+    for (const auto &[a, b] : linkTargets()) {
+        engine::SimCommand c;
+        c.kind = Kind::SetLink;
+        c.node = a;
+        c.nodeB = b;
+        c.link.latencySeconds = m_latency->value() / 1e3;
+        c.link.bandwidthBitsPerSecond = m_bandwidth->value() * 1e6;
+        c.link.lossRate = m_loss->value();
+        const int x = a < 0 ? 0 : a + 1, y = b < 0 ? 0 : b + 1;
+        m_applied.insert({std::min(x, y), std::max(x, y)}, c.link);
+        Q_EMIT commandRequested(c);
+    }
+    m_linkSource->setText(tr("as last set here"));
 }
 
 FaultPanel::FaultPanel(const QStringList &nodeNames, const QStringList &regionNames, QWidget *parent)

@@ -1,11 +1,15 @@
 #pragma once
 
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/link_geography.h"
 #include "core/engine/sim/sim_command.h"
 
+#include <QHash>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
+class QLabel;
 class QDoubleSpinBox;
 class QSpinBox;
 class QUndoStack;
@@ -29,9 +33,17 @@ public:
     QDoubleSpinBox *confidenceBox() const { return m_confidence; }
     QComboBox *confidenceTarget() const { return m_confidenceFor; } // 0 = all edges, then edges in order
     // The link editor: nodes by index in nodeNames, where the last is the center.
+    // Choosing the ends shows that link's values (geography, issue 14): as
+    // the config sets them, or as this editor last set them; the label under
+    // it says which. With "whole region pair" checked, Apply sets every link
+    // between the two ends' regions (or between a region and the center).
     void setLinkEnds(int from, int to);
     void setLinkValues(double latencyMs, double bandwidthMbps, double loss);
+    void setWholeRegionPair(bool on);
     void applyLink();
+    double latencyMs() const;
+    double bandwidthMbps() const;
+    QString linkSource() const; // the label: where the shown values come from
 
 Q_SIGNALS:
     void commandRequested(const synaptic::engine::SimCommand &command);
@@ -41,6 +53,9 @@ private:
     template <typename Box, typename Make>
     void bindKnob(Box *box, Make make);
     int nodeArg(int index) const; // edge index, or -1 for the center
+    int engineNode(int index) const { return index == m_nodes - 1 ? 0 : index + 1; }
+    void showLinkValues();         // the chosen ends' values into the editor
+    QList<QPair<int, int>> linkTargets() const; // (node, nodeB) args of the commands Apply sends
 
     QUndoStack *m_undo;
     QSpinBox *m_window;
@@ -54,6 +69,10 @@ private:
     QDoubleSpinBox *m_latency;
     QDoubleSpinBox *m_bandwidth;
     QDoubleSpinBox *m_loss;
+    QCheckBox *m_wholePair;
+    QLabel *m_linkSource;
+    engine::LinkGeography m_geography;
+    QHash<QPair<int, int>, engine::LinkSpec> m_applied; // engine node pair (low, high) → what Apply sent
     int m_nodes = 0;
 };
 

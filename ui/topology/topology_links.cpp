@@ -67,6 +67,11 @@ QPen TopologyLinks::pen(int a, int b) const {
     return link && link->item->isVisible() ? link->item->pen() : QPen(Qt::NoPen);
 }
 
+QString TopologyLinks::toolTip(int a, int b) const {
+    const TopologyLink *link = a == b ? nullptr : find(a, b);
+    return link && link->item->isVisible() ? link->item->toolTip() : QString();
+}
+
 void TopologyLinks::markAllDirty(const std::function<bool(const TopologyLink &)> &which) {
     for (TopologyLink &link : m_links)
         link.dirty = link.dirty || which(link);

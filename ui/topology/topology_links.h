@@ -42,6 +42,7 @@ public:
     void restyle(const std::function<bool(const TopologyLink &)> &isDown,
                  const std::function<QString(const TopologyLink &, bool down)> &toolTip);
     QPen pen(int a, int b) const; // Qt::NoPen where nothing is drawn
+    QString toolTip(int a, int b) const; // empty where nothing is drawn
     void markAllDirty(const std::function<bool(const TopologyLink &)> &which);
 
 private:

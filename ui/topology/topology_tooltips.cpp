@@ -29,20 +29,31 @@ QString nodeToolTip(const QString &name, const QString &regionName, const QStrin
     return lines.join(QLatin1Char('\n'));
 }
 
-QString linkToolTip(const QString &nameA, const QString &nameB, double aToB, double bToA, bool down) {
+QString linkToolTip(const QString &nameA, const QString &nameB, double aToB, double bToA, bool down,
+                    const QString &figures) {
     QStringList lines{tr("%1 ↔ %2: %3").arg(nameA, nameB, formatRate(aToB + bToA)),
                       tr("%1 → %2: %3").arg(nameA, nameB, formatRate(aToB)),
                       tr("%1 → %2: %3").arg(nameB, nameA, formatRate(bToA))};
+    if (!figures.isEmpty())
+        lines << tr("link: %1").arg(figures);
     if (down)
         lines << tr("link down (partitioned)");
     return lines.join(QLatin1Char('\n'));
 }
 
-QString regionToolTip(const QString &name, int edges, bool partitioned) {
+QString regionToolTip(const QString &name, int edges, bool partitioned, const QString &links) {
     QStringList lines{name, tr("%n edge(s)", edges)};
+    if (!links.isEmpty())
+        lines << links;
     if (partitioned)
         lines << tr("partitioned: every link out of the region is down");
     return lines.join(QLatin1Char('\n'));
+}
+
+QString linkFigures(double latencySeconds, double bandwidthBitsPerSecond) {
+    const double mbps = bandwidthBitsPerSecond / 1e6;
+    const QString bandwidth = mbps >= 1000 ? tr("%1 Gb/s").arg(mbps / 1000, 0, 'g', 4) : tr("%1 Mb/s").arg(mbps, 0, 'g', 4);
+    return tr("%1 ms one way, %2").arg(latencySeconds * 1e3, 0, 'g', 4).arg(bandwidth);
 }
 
 } // namespace synaptic::ui

@@ -60,6 +60,9 @@ void TopologyView::setTopology(const QStringList &regionNames, const QStringList
     m_modes = QVector<QString>(edgeNames.size());
     m_partitioned = QVector<bool>(regionNames.size(), false);
     m_details = QVector<QString>(nodes);
+    m_linkNotes = QVector<QString>(nodes);
+    m_regionNotes = QVector<QString>(regionNames.size());
+    m_specs.clear();
     m_in = m_out = QVector<double>(nodes, 0.0);
     m_dirtyNodes = QVector<bool>(nodes, true);
     m_centerUp = true;
@@ -177,6 +180,53 @@ void TopologyView::setNodeDetails(int node, const QString &text) {
     refreshNode(node);
 }
 
+namespace {
+quint64 pairKey(int a, int b) { return (quint64(quint32(std::min(a, b))) << 32) | quint32(std::max(a, b)); }
+} // namespace
+
+void TopologyView::setLinkSpec(int nodeA, int nodeB, double latencySeconds, double bandwidthBitsPerSecond) {
+    if (nodeA == nodeB || !validNode(nodeA) || !validNode(nodeB))
+        return;
+    const QPair<double, double> spec{latencySeconds, bandwidthBitsPerSecond};
+    auto it = m_specs.find(pairKey(nodeA, nodeB));
+    if (it != m_specs.end() && *it == spec)
+        return;
+    m_specs.insert(pairKey(nodeA, nodeB), spec);
+    if (TopologyLink *l = link(nodeA, nodeB, false)) {
+        l->dirty = true;
+        scheduleRefresh();
+    }
+}
+
+QString TopologyView::specText(int a, int b) const {
+    const auto it = m_specs.constFind(pairKey(a, b));
+    return it == m_specs.cend() ? QString() : linkFigures(it->first, it->second);
+}
+
+void TopologyView::setNodeLinkNote(int node, const QString &text) {
+    if (!validNode(node) || m_linkNotes[node] == text)
+        return;
+    m_linkNotes[node] = text;
+    refreshNode(node);
+}
+
+void TopologyView::setRegionLinkNote(int region, const QString &text) {
+    if (region < 0 || region >= m_regions.size() || m_regionNotes[region] == text)
+        return;
+    m_regionNotes[region] = text;
+    refreshRegion(region);
+}
+
+QString TopologyView::linkToolTipFor(int nodeA, int nodeB) const {
+    if (m_pending)
+        refresh();
+    return m_links.toolTip(nodeA, nodeB);
+}
+
+QString TopologyView::regionToolTipFor(int region) const {
+    return region >= 0 && region < m_regions.size() ? m_regions[region]->toolTip() : QString();
+}
+
 void TopologyView::markDirty(int node) {
     m_dirtyNodes[node] = true;
     scheduleRefresh();
@@ -194,7 +244,7 @@ void TopologyView::refresh() const {
     m_refreshTimer.stop();
     m_links.restyle([this](const TopologyLink &l) { return isDown(l); },
                     [this](const TopologyLink &l, bool down) {
-                        return linkToolTip(nodeName(l.a), nodeName(l.b), l.ab, l.ba, down);
+                        return linkToolTip(nodeName(l.a), nodeName(l.b), l.ab, l.ba, down, specText(l.a, l.b));
                     });
     for (int node = 0; node < m_dirtyNodes.size(); ++node) {
         if (m_dirtyNodes[node] && m_nodes[node])
@@ -206,11 +256,14 @@ void TopologyView::refresh() const {
 QString TopologyView::toolTipFor(int node) const {
     if (!validNode(node))
         return {};
+    QString details = m_linkNotes[node];
+    if (!m_details[node].isEmpty())
+        details += (details.isEmpty() ? QString() : QStringLiteral("\n")) + m_details[node];
     if (node == 0)
-        return nodeToolTip(nodeName(0), {}, m_centerUp ? tr("up") : tr("down"), false, m_in[0], m_out[0], m_details[0]);
+        return nodeToolTip(nodeName(0), {}, m_centerUp ? tr("up") : tr("down"), false, m_in[0], m_out[0], details);
     const int region = regionOf(node);
     return nodeToolTip(nodeName(node), m_regionNames[region], modeLabel(m_modes[node - 1]), m_partitioned[region],
-                       m_in[node], m_out[node], m_details[node]);
+                       m_in[node], m_out[node], details);
 }
 
 void TopologyView::refreshNode(int node) {
@@ -225,7 +278,8 @@ void TopologyView::refreshNode(int node) {
 void TopologyView::refreshRegion(int region) {
     const int edges = int(std::count(m_regionOfEdge.begin(), m_regionOfEdge.end(), region));
     m_regions[region]->setPartitioned(m_partitioned[region]);
-    m_regions[region]->setToolTip(regionToolTip(m_regionNames[region], edges, m_partitioned[region]));
+    m_regions[region]->setToolTip(
+        regionToolTip(m_regionNames[region], edges, m_partitioned[region], m_regionNotes.value(region)));
 }
 
 TopologySelection TopologyView::normalised(const TopologySelection &selection) const {

@@ -5,6 +5,7 @@
 #include "topology_links.h"
 
 #include <QGraphicsView>
+#include <QHash>
 #include <QMetaType>
 #include <QPen>
 #include <QStringList>
@@ -45,6 +46,13 @@ public:
     void setLinkDown(int nodeA, int nodeB, bool down);       // undirected
     void setRegionPartitioned(int region, bool partitioned); // every link out of the region is down
     void setNodeDetails(int node, const QString &text);      // extra tooltip lines
+    // Geography (issue 14): a link's configured or live-set latency (one way)
+    // and bandwidth, shown in its tooltip; a note on a node's own line (a
+    // slow last mile) and on a region's links to the others and the center.
+    // Kept until the next setTopology().
+    void setLinkSpec(int nodeA, int nodeB, double latencySeconds, double bandwidthBitsPerSecond);
+    void setNodeLinkNote(int node, const QString &text);
+    void setRegionLinkNote(int region, const QString &text);
     void select(const TopologySelection &selection);         // emits selectionChanged if it changed
     TopologySelection selection() const { return m_selection; }
 
@@ -55,6 +63,8 @@ public:
     QPointF regionPosition(int region) const;
     QRectF regionRect(int region) const;
     QString toolTipFor(int node) const; // name, region, mode, in/out bytes/s, plus setNodeDetails text
+    QString linkToolTipFor(int nodeA, int nodeB) const; // empty if no such link is drawn
+    QString regionToolTipFor(int region) const;
     QColor nodeColor(int node) const;
     QPen linkPen(int nodeA, int nodeB) const; // Qt::NoPen if no such link is drawn
 
@@ -93,6 +103,10 @@ private:
     QVector<QString> m_modes;        // by edge index
     QVector<bool> m_partitioned;     // by region index
     QVector<QString> m_details;      // by node id
+    QVector<QString> m_linkNotes;    // by node id
+    QVector<QString> m_regionNotes;  // by region index
+    QHash<quint64, QPair<double, double>> m_specs; // unordered node pair → (latency s, bandwidth b/s)
+    QString specText(int a, int b) const;
     QVector<double> m_in, m_out;     // by node id, bytes/s
     bool m_centerUp = true;
     TopologySelection m_selection;
