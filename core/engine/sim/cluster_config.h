@@ -75,9 +75,33 @@ struct ServingKnobs {
     double timeoutMs = 500;
 };
 
+// Codecs per traffic class (issue 14), the same for every strategy so
+// comparisons stay fair: `gradients` is what edges push (synaptic's window
+// gradients, param_server's full gradients, ring chunks), `values` what
+// comes back to edges (owner values, a center's model), `center` the
+// cross-region channel (synaptic's owner<->center deltas, DiLoCo's local
+// deltas and outer updates). Lossy codecs on gradients and center deltas
+// carry error feedback; values go as deltas from the receiver's copy when
+// `valueDeltas` (whole values otherwise).
+struct CodecKnobs {
+    CodecSpec gradients;
+    CodecSpec values;
+    CodecSpec center;
+    bool valueDeltas = true;
+};
+
+// DESIGN.md §1: each edge owns 5–15 % of the parameters. The planner warns
+// outside [minShare, maxShare]; a shard move that would push an edge out
+// of it is confirmed by the user, refused, or allowed, as onBound says.
+struct PlannerBounds {
+    double minShare = 0.05;
+    double maxShare = 0.15;
+    std::string onBound = "confirm"; // "confirm", "refuse" or "allow"
+};
+
 struct ClusterConfig {
     std::uint64_t seed = 1;
-    std::string strategy = "synaptic"; // synaptic, param_server, allreduce, diloco, gossip
+    std::string strategy = "synaptic"; // one of kStrategies
     StrategyKnobs knobs;
     CodecKnobs codecs;
     ServingKnobs serving;
@@ -104,30 +128,6 @@ inline const std::vector<std::string> kStrategies{"synaptic",    "param_server",
                                                   "hier_allreduce", "hier_diloco", "gossip"};
 
 // Parses and validates a cluster config (JSON text). Unknown keys, wrong
-// Codecs per traffic class (issue 14), the same for every strategy so
-// comparisons stay fair: `gradients` is what edges push (synaptic's window
-// gradients, param_server's full gradients, ring chunks), `values` what
-// comes back to edges (owner values, a center's model), `center` the
-// cross-region channel (synaptic's owner<->center deltas, DiLoCo's local
-// deltas and outer updates). Lossy codecs on gradients and center deltas
-// carry error feedback; values go as deltas from the receiver's copy when
-// `valueDeltas` (whole values otherwise).
-struct CodecKnobs {
-    CodecSpec gradients;
-    CodecSpec values;
-    CodecSpec center;
-    bool valueDeltas = true;
-};
-
-// DESIGN.md §1: each edge owns 5–15 % of the parameters. The planner warns
-// outside [minShare, maxShare]; a shard move that would push an edge out
-// of it is confirmed by the user, refused, or allowed, as onBound says.
-struct PlannerBounds {
-    double minShare = 0.05;
-    double maxShare = 0.15;
-    std::string onBound = "confirm"; // "confirm", "refuse" or "allow"
-};
-
 // types, out-of-range values, duplicate names and empty regions are
 // ConfigErrors naming `source` and the field, e.g.
 // "default.json: regions[1].edges[0].gflops: must be > 0".
