@@ -41,7 +41,7 @@ private Q_SLOTS:
         QVERIFY(window.windowTitle().contains("tiny_cluster.json"));
         QCOMPARE(window.shardMap().rowCount(), 6);
         QCOMPARE(window.shardMap().index(3, 0).data().toString().left(4), QString("us-0"));
-        QCOMPARE(window.findChildren<QDockWidget *>().size(), 10); // map, controls, faults, serving, 4 charts, routing, log
+        QCOMPARE(window.findChildren<QDockWidget *>().size(), 11); // map, controls, faults, codecs, serving, 4 charts, routing, log
         QVERIFY(!window.topology().nodePosition(6).isNull()); // us-2 is drawn
 
         window.start();

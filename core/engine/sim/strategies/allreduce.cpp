@@ -61,30 +61,8 @@ private:
     double m_now = 0;
 };
 
-class AllReduceStrategy : public Strategy {
-public:
-    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
-        m_world = &world;
-        std::vector<std::unique_ptr<SimNode>> nodes;
-        nodes.push_back(nullptr); // no center in this strategy
-        m_edges.create(world, nodes);
-        return nodes;
-    }
-    void globalModel(FlatModel &into) override {
-        // Every replica is identical after a step; edge 0 speaks for all.
-        into.setValues(m_edges.replicas[0]->model().values());
-        into.setBuffers(m_edges.replicas[0]->model().buffers());
-    }
-    bool finished() const override { return m_edges.allDone(*m_world); }
-    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
-
-private:
-    SimWorld *m_world = nullptr;
-    EdgeNodes<RingEdge> m_edges;
-};
-
 } // namespace
 
-std::unique_ptr<Strategy> makeAllReduceStrategy() { return std::make_unique<AllReduceStrategy>(); }
+std::unique_ptr<Strategy> makeAllReduceStrategy() { return std::make_unique<SynchronousEdgesStrategy<RingEdge>>(); }
 
 } // namespace synaptic::engine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/engine/codec/error_feedback.h"
 #include "core/engine/sim/replica.h"
 
 #include <ATen/ATen.h>
@@ -83,5 +84,43 @@ private:
     Center *m_center = nullptr;
     EdgeNodes<Edge> m_edges;
 };
+
+// A strategy without a center whose edges all end every step with the same
+// model (allreduce, hier_allreduce): edge 0 speaks for all.
+template <typename Edge>
+class SynchronousEdgesStrategy : public Strategy {
+public:
+    std::vector<std::unique_ptr<SimNode>> createNodes(SimWorld &world) override {
+        m_world = &world;
+        std::vector<std::unique_ptr<SimNode>> nodes;
+        nodes.push_back(nullptr); // no center in this strategy
+        m_edges.create(world, nodes);
+        return nodes;
+    }
+    void globalModel(FlatModel &into) override {
+        into.setValues(m_edges.replicas[0]->model().values());
+        into.setBuffers(m_edges.replicas[0]->model().buffers());
+    }
+    bool finished() const override { return m_edges.allDone(*m_world); }
+    std::vector<Replica *> replicas() const override { return m_edges.replicas; }
+
+private:
+    SimWorld *m_world = nullptr;
+    EdgeNodes<Edge> m_edges;
+};
+
+// DiLoCo's message to the center (diloco, hier_diloco): the model's change
+// since the round started, through the center codec with error feedback,
+// and the batch-norm statistics.
+inline Message localDelta(FlatModel &model, const at::Tensor &roundStart, std::uint64_t held, ErrorFeedback &feedback,
+                          const CodecSpec &codec) {
+    Message d;
+    d.kind = MessageKind::LocalDelta;
+    d.to = kCenterNode;
+    d.copyVersion = held;
+    setCoded(d.tensor, d.tensorCoding, feedback.compress(model.values() - roundStart, codec));
+    d.buffers = model.buffers();
+    return d;
+}
 
 } // namespace synaptic::engine

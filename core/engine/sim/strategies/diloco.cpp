@@ -33,14 +33,7 @@ public:
         ++m_localSteps;
         m_trainer.stepDone(out);
         if (m_localSteps >= m_ctx.config->knobs.dilocoLocalSteps || m_trainer.budgetUsed()) {
-            Message d;
-            d.kind = MessageKind::LocalDelta;
-            d.to = kCenterNode;
-            d.copyVersion = m_held;
-            setCoded(d.tensor, d.tensorCoding,
-                     m_feedback.compress(m_trainer.model().values() - m_roundStart, m_ctx.config->codecs.center));
-            d.buffers = m_trainer.model().buffers();
-            out.send(std::move(d));
+            out.send(localDelta(m_trainer.model(), m_roundStart, m_held, m_feedback, m_ctx.config->codecs.center));
             m_waiting = true;
             return;
         }

@@ -71,16 +71,8 @@ private:
             return;
         }
         m_waiting = true;
-        if (leader()) {
-            Message d;
-            d.kind = MessageKind::LocalDelta;
-            d.to = kCenterNode;
-            d.copyVersion = m_held;
-            setCoded(d.tensor, d.tensorCoding,
-                     m_feedback.compress(m_trainer.model().values() - m_roundStart, m_ctx.config->codecs.center));
-            d.buffers = m_trainer.model().buffers();
-            out.send(std::move(d));
-        }
+        if (leader())
+            out.send(localDelta(m_trainer.model(), m_roundStart, m_held, m_feedback, m_ctx.config->codecs.center));
         tryTakeGlobal(out);
     }
 
