@@ -32,6 +32,12 @@ private Q_SLOTS:
         QCOMPARE(c.interRegion.bandwidthBitsPerSecond, 100e6);
         QCOMPARE(c.partition, std::string("iid"));
         QCOMPARE(c.strategy, std::string("synaptic"));
+        // Per-request costs: the shipped file states the measured defaults.
+        const ServingKnobs measured;
+        QCOMPARE(c.serving.edgeRequestMs, measured.edgeRequestMs);
+        QCOMPARE(c.serving.centerRequestMs, measured.centerRequestMs);
+        QCOMPARE(c.serving.centerFullRequestMs, measured.centerFullRequestMs);
+        QCOMPARE(c.serving.probeMs, 1000.0);
         // The geography issue 14 names: eu<->us 40 ms, eu<->ap 120 ms, us<->ap
         // 100 ms (our pick), and ap-7 behind a slow last mile.
         QCOMPARE(c.regionLinks.size(), std::size_t(3));
@@ -58,6 +64,23 @@ private Q_SLOTS:
         QCOMPARE(c.planner.minShare, 0.05);
         QCOMPARE(c.planner.maxShare, 0.15);
         QCOMPARE(c.planner.onBound, std::string("confirm"));
+    }
+
+    // Per-request costs and the probe interval are read and written back
+    // (a recording's config reruns with the same serving model).
+    void servingCosts() {
+        const ClusterConfig c = parseClusterConfig(
+            R"({"serving": {"edge_request_ms": 0.5, "center_request_ms": 0, "center_full_request_ms": 2.25,
+                            "probe_ms": 250}, "regions": [{"name": "a", "edges": [{}]}]})",
+            "costs.json");
+        QCOMPARE(c.serving.edgeRequestMs, 0.5);
+        QCOMPARE(c.serving.centerRequestMs, 0.0);
+        QCOMPARE(c.serving.centerFullRequestMs, 2.25);
+        QCOMPARE(c.serving.probeMs, 250.0);
+        const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
+        QCOMPARE(back.serving.edgeRequestMs, 0.5);
+        QCOMPARE(back.serving.centerFullRequestMs, 2.25);
+        QCOMPARE(back.serving.probeMs, 250.0);
     }
 
     void geography() {
@@ -212,6 +235,20 @@ private Q_SLOTS:
                                                << "planner.on_bound: must be one of confirm, refuse, allow";
         QTest::newRow("planner: unknown key") << R"({"planner": {"share": 0.1}, "regions": []})"
                                               << "planner.share: unknown key";
+        QTest::newRow("negative edge request cost") << R"({"serving": {"edge_request_ms": -0.1}, "regions": []})"
+                                                    << "serving.edge_request_ms: must be >= 0";
+        QTest::newRow("NaN center request cost") << R"({"serving": {"center_request_ms": "NaN"}, "regions": []})"
+                                                 << "serving.center_request_ms: must be a number";
+        // JSON has no NaN or infinity; a number too large for a double is
+        // refused as JSON, not thrown past the parser.
+        QTest::newRow("overflowing request cost")
+            << R"({"serving": {"center_full_request_ms": 1e999}, "regions": []})"
+            << "not valid JSON ([json.exception.out_of_range.406] number overflow parsing '1e999')";
+        QTest::newRow("negative full request cost")
+            << R"({"serving": {"center_full_request_ms": -1}, "regions": []})"
+            << "serving.center_full_request_ms: must be >= 0";
+        QTest::newRow("zero probe interval") << R"({"serving": {"probe_ms": 0}, "regions": []})"
+                                             << "serving.probe_ms: must be > 0";
         QTest::newRow("model not object") << R"({"model": 3, "regions": []})" << "model: must be an object";
     }
     void errors() {

@@ -38,6 +38,8 @@ LiveServing::LiveServing(Env env, Options options, const TensorSet &pool)
     : m_env(std::move(env)), m_options(options), m_pool(pool) {
     m_edgeVersion.assign(std::size_t(m_options.edges), 0);
     m_retrying.assign(std::size_t(m_options.edges), false);
+    m_suspect.assign(std::size_t(m_options.edges), false);
+    m_probing.assign(std::size_t(m_options.edges), false);
     for (int e = 0; e < m_options.edges; ++e)
         m_rng.emplace_back(m_options.seed * 0x2545F4914F6CDD1Dull + std::uint64_t(e) + 17);
     m_interval.p50Ms = m_interval.p95Ms = m_interval.p99Ms = std::numeric_limits<double>::quiet_NaN();
@@ -141,55 +143,100 @@ void LiveServing::arrive(int edge) {
     const std::int64_t half = m_pool.size() / 2;
     const auto image = std::size_t(half + std::int64_t(m_rng[std::size_t(edge)]() % std::uint64_t(m_pool.size() - half)));
     const std::uint64_t version = m_edgeVersion[std::size_t(edge)];
+    // The edge half queues on the edge's compute with its training.
+    const double done = m_env.occupy(node, m_options.edgeRequestSeconds +
+                                               m_env.computeSeconds(node, 2.0 * double(SynapticNetImpl::edgeMacsPerSample())));
+    m_env.loop->at(done, [this, edge, node, arrival, image, version] {
+        if (m_env.alive(node)) // killed while computing: the request dies with the process
+            decide(edge, arrival, image, version);
+    });
+}
+
+// The edge half is done: answer, or forward unless the center is suspect.
+void LiveServing::decide(int edge, double arrival, std::size_t image, std::uint64_t version) {
     const SplitPredictions &a = *m_releases[std::size_t(version)];
-    const double done = arrival + m_env.computeSeconds(node, 2.0 * double(SynapticNetImpl::edgeMacsPerSample()));
     const bool exitRight = a.exitClass[image] == a.label[image];
-    if (answersAtEdge(a.confidence[image], m_env.threshold(edge))) {
-        m_env.loop->at(done, [this, arrival, exitRight] { answer(now() - arrival, true, false, exitRight); });
-        return;
-    }
-    const bool reachable = m_env.alive(kCenterNode) && m_env.linkUp(node, kCenterNode) && m_env.linkUp(kCenterNode, node);
-    if (!reachable) {
-        m_env.loop->at(done, [this, arrival, exitRight] { answer(now() - arrival, true, true, exitRight); });
-        return;
-    }
-    m_env.loop->at(done, [this, node, arrival, done, image, version, exitRight] {
-        const std::uint64_t bytes = ServingWire::kHeaderBytes + ServingWire::featureBytes();
-        // Whichever comes first answers: the center's reply, or the edge's
-        // own answer at the deadline (lost message, slow or dead center).
-        auto answered = std::make_shared<bool>(false);
-        const double deadline = done + m_options.timeoutSeconds;
-        m_env.loop->at(deadline, [this, arrival, exitRight, answered] {
-            if (*answered)
-                return;
-            *answered = true;
-            answer(now() - arrival, true, true, exitRight);
-        });
-        const auto atCenter = m_env.send(node, kCenterNode, bytes);
-        m_interval.bytesToCenter += bytes; // sent, even when the link loses it
-        if (!atCenter)
+    if (answersAtEdge(a.confidence[image], m_env.threshold(edge)))
+        answer(now() - arrival, true, false, exitRight);
+    else if (m_suspect[std::size_t(edge)])
+        answer(now() - arrival, true, true, exitRight);
+    else
+        forward(edge, arrival, image, version, exitRight);
+}
+
+void LiveServing::forward(int edge, double arrival, std::size_t image, std::uint64_t version, bool exitRight) {
+    const int node = SimWorld::nodeOfEdge(edge);
+    const std::uint64_t bytes = ServingWire::kHeaderBytes + ServingWire::featureBytes();
+    // Whichever comes first answers: the center's reply, or the edge's own
+    // answer at the deadline (lost message, cut link, slow or dead center),
+    // which also makes the edge suspect the center.
+    auto answered = std::make_shared<bool>(false);
+    const double deadline = now() + m_options.timeoutSeconds;
+    m_env.loop->at(deadline, [this, edge, arrival, exitRight, answered] {
+        if (*answered)
             return;
-        m_env.loop->at(*atCenter, [this, node, arrival, deadline, image, version, answered] {
+        *answered = true;
+        answer(now() - arrival, true, true, exitRight);
+        suspect(edge);
+    });
+    const auto atCenter = m_env.send(node, kCenterNode, bytes);
+    m_interval.bytesToCenter += bytes; // sent, even when the link loses it
+    if (!atCenter)
+        return;
+    m_env.loop->at(*atCenter, [this, node, arrival, deadline, image, version, answered] {
+        if (*answered || !m_env.alive(kCenterNode))
+            return;
+        // The center half queues on the center's compute with its merges.
+        const double done = m_env.occupy(kCenterNode, m_options.centerRequestSeconds +
+                                                          m_env.computeSeconds(kCenterNode, 2.0 * double(SynapticNetImpl::centerMacsPerSample())));
+        const SplitPredictions &r = *m_releases[std::size_t(version)];
+        const bool right = r.centerClass[image] == r.label[image];
+        m_env.loop->at(done, [this, node, arrival, deadline, right, answered] {
             if (*answered || !m_env.alive(kCenterNode))
                 return;
-            const double start = std::max(now(), m_centerFree);
-            m_centerFree = start + m_env.computeSeconds(kCenterNode, 2.0 * double(SynapticNetImpl::centerMacsPerSample()));
-            const SplitPredictions &r = *m_releases[std::size_t(version)];
-            const bool right = r.centerClass[image] == r.label[image];
-            m_env.loop->at(m_centerFree, [this, node, arrival, deadline, right, answered] {
+            const auto back = m_env.send(kCenterNode, node, ServingWire::kReplyBytes);
+            if (!back || *back > deadline)
+                return; // the deadline timer answers
+            m_env.loop->at(*back, [this, arrival, right, answered] {
                 if (*answered)
                     return;
-                const auto back = m_env.send(kCenterNode, node, ServingWire::kReplyBytes);
-                if (!back || *back > deadline)
-                    return; // the deadline timer answers
-                m_env.loop->at(*back, [this, arrival, right, answered] {
-                    if (*answered)
-                        return;
-                    *answered = true;
-                    answer(now() - arrival, false, false, right);
-                });
+                *answered = true;
+                answer(now() - arrival, false, false, right);
             });
         });
+    });
+}
+
+void LiveServing::suspect(int edge) {
+    m_suspect[std::size_t(edge)] = true;
+    if (m_probing[std::size_t(edge)])
+        return;
+    m_probing[std::size_t(edge)] = true;
+    m_env.loop->after(m_options.probeSeconds, [this, edge] { probe(edge); });
+}
+
+// A header-only round trip over the edge's real link; the center answers
+// it without computing. Answered within the timeout, it ends the suspicion.
+void LiveServing::probe(int edge) {
+    const int node = SimWorld::nodeOfEdge(edge);
+    if (!m_suspect[std::size_t(edge)]) {
+        m_probing[std::size_t(edge)] = false;
+        return;
+    }
+    m_env.loop->after(m_options.probeSeconds, [this, edge] { probe(edge); });
+    if (!m_env.alive(node))
+        return;
+    const double deadline = now() + m_options.timeoutSeconds;
+    m_interval.bytesToCenter += ServingWire::kHeaderBytes;
+    const auto atCenter = m_env.send(node, kCenterNode, ServingWire::kHeaderBytes);
+    if (!atCenter)
+        return;
+    m_env.loop->at(*atCenter, [this, edge, node, deadline] {
+        if (!m_env.alive(kCenterNode))
+            return;
+        const auto back = m_env.send(kCenterNode, node, ServingWire::kHeaderBytes);
+        if (back && *back <= deadline)
+            m_env.loop->at(*back, [this, edge] { m_suspect[std::size_t(edge)] = false; });
     });
 }
 

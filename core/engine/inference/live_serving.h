@@ -24,9 +24,17 @@ class EventLoop;
 // features always meet the half they were made for. Every K center syncs
 // (knobs.release_every_syncs) the center releases a new image and ships it
 // to every edge over the same links; an edge serves the new version once
-// the image has arrived. A read-only edge keeps serving; an edge that
-// cannot reach the center (link down, center down) answers everything
-// itself, marked degraded, as does one whose forward is lost or times out.
+// the image has arrived. A read-only edge keeps serving.
+//
+// As in simulateServing (issue 14 §6): each request costs its node a fixed
+// time plus FLOPs / speed, booked on the node's compute queue, which
+// training steps and merges share, so requests wait behind steps and steps
+// behind requests. An edge learns that the center is unreachable the way a
+// real one does: a forward that times out is answered by the edge
+// (degraded) and makes it suspect the center; while suspect it answers what
+// it would have forwarded itself at once (degraded) and sends a header-only
+// probe every probe interval; a probe answered in time ends the suspicion.
+// No edge asks the simulator whether a link or the center is up.
 // Engine thread only.
 class LiveServing {
 public:
@@ -36,8 +44,12 @@ public:
         // Sends `bytes` from node to node now; the arrival time, or nullopt
         // when the message is lost or the link is down.
         std::function<std::optional<double>(int from, int to, std::uint64_t bytes)> send;
-        std::function<bool(int from, int to)> linkUp;
+        // Whether a node is running: a dead edge serves nobody, a dead center
+        // neither computes nor replies (what nodes do, not what edges know).
         std::function<bool(int node)> alive;
+        // Books `seconds` of compute on the node's queue (shared with
+        // training) from now; returns when it is done.
+        std::function<double(int node, double seconds)> occupy;
         std::function<double(int edge)> threshold;            // the live knob, with per-edge overrides
         std::function<double(int node, double flops)> computeSeconds;
         std::function<void(SimEvent)> emit;
@@ -47,6 +59,9 @@ public:
         ConfidenceMeasure measure = ConfidenceMeasure::MaxSoftmax;
         int releaseEverySyncs = 8;
         double timeoutSeconds = 0.5;
+        double probeSeconds = 1.0;
+        double edgeRequestSeconds = 0;   // fixed per-request cost of the edge half
+        double centerRequestSeconds = 0; // and of the center half
         std::uint64_t seed = 1;
         int edges = 0;
     };
@@ -70,11 +85,16 @@ public:
 
     std::uint64_t edgeImageBytes() const { return m_imageBytes; }
     std::uint64_t servedVersion(int edge) const { return m_edgeVersion[std::size_t(edge)]; }
+    bool suspectsCenter(int edge) const { return m_suspect[std::size_t(edge)]; }
 
 private:
     void scheduleArrival(int edge, double after);
     void arrive(int edge);
     void ship(int edge, std::uint64_t version);
+    void decide(int edge, double arrival, std::size_t image, std::uint64_t version);
+    void forward(int edge, double arrival, std::size_t image, std::uint64_t version, bool exitRight);
+    void suspect(int edge);
+    void probe(int edge);
     void answer(double latency, bool atEdge, bool degraded, bool correct);
     double now() const;
 
@@ -85,9 +105,10 @@ private:
     std::vector<std::uint64_t> m_edgeVersion;                  // what each edge serves
     std::vector<bool> m_retrying;                              // an image shipment waits for the link
     std::vector<std::mt19937_64> m_rng;                        // per edge
+    std::vector<bool> m_suspect;                               // per edge: a forward timed out, no probe answered since
+    std::vector<bool> m_probing;                               // per edge: a probe chain is scheduled
     std::uint64_t m_imageBytes = 0;
     int m_syncsSinceRelease = 0;
-    double m_centerFree = 0;
     // The interval being accumulated.
     InferenceEvent m_interval;
     std::vector<double> m_latenciesMs;

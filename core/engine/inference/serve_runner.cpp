@@ -101,7 +101,10 @@ ServeResult runServe(const ServeRequest &r) {
     }
     // One pass over the test set gives both the serving answers and the
     // model's accuracies: fullClass is forward(x) exactly, exitClass its exit head.
-    const SplitPredictions answers = predictSplit(model, test, measure);
+    if (r.measureForwardCosts)
+        out.forwardCosts = measureForwardCosts(model, test);
+    out.answers = predictSplit(model, test, measure);
+    const SplitPredictions &answers = out.answers;
     std::int64_t right = 0, exitRight = 0;
     for (std::int64_t i = 0; i < answers.size(); ++i) {
         right += answers.fullClass[std::size_t(i)] == answers.label[std::size_t(i)];
@@ -115,6 +118,10 @@ ServeResult runServe(const ServeRequest &r) {
     s.threshold = r.threshold.value_or(config.knobs.confidenceThreshold);
     s.centerGflops = config.centerGflops;
     s.timeoutSeconds = config.serving.timeoutMs / 1000.0;
+    s.probeSeconds = config.serving.probeMs / 1000.0;
+    s.edgeRequestSeconds = config.serving.edgeRequestMs / 1000.0;
+    s.centerRequestSeconds = config.serving.centerRequestMs / 1000.0;
+    s.centerFullRequestSeconds = config.serving.centerFullRequestMs / 1000.0;
     s.edgeCenter = config.edgeCenter;
     if (r.linkLatencyMs)
         s.edgeCenter.latencySeconds = *r.linkLatencyMs / 1000.0;
@@ -123,6 +130,8 @@ ServeResult runServe(const ServeRequest &r) {
         for (const auto &e : region.edges) {
             out.edgeNames.push_back(e.name);
             s.edgeGflops.push_back(e.gflops);
+            // Edges serve while they train, as in the cluster (issue 14 §6).
+            s.trainStepSeconds.push_back(edgeTrainStepSeconds(config.batchSize, e.gflops));
             const auto it = r.edgeThresholds.find(e.name);
             s.edgeThreshold.push_back(it == r.edgeThresholds.end() ? std::numeric_limits<double>::quiet_NaN()
                                                                    : it->second);
@@ -146,6 +155,7 @@ std::string serveReportJson(const ServeRequest &r, const ServeResult &res) {
     for (std::size_t e = 0; e < res.edgeNames.size(); ++e)
         edges.push_back({{"name", res.edgeNames[e]},
                          {"gflops", res.setup.edgeGflops[e]},
+                         {"train_step_ms", res.setup.trainStepOf(int(e)) * 1000},
                          {"threshold", res.setup.thresholdOf(int(e))}});
     json j = {{"config", r.configPath},
               {"model", res.modelSource},
@@ -161,6 +171,10 @@ std::string serveReportJson(const ServeRequest &r, const ServeResult &res) {
                         {"loss", res.setup.edgeCenter.lossRate}}},
               {"center_gflops", res.setup.centerGflops},
               {"timeout_ms", res.setup.timeoutSeconds * 1000},
+              {"probe_ms", res.setup.probeSeconds * 1000},
+              {"request_cost_ms", {{"edge", res.setup.edgeRequestSeconds * 1000},
+                                   {"center", res.setup.centerRequestSeconds * 1000},
+                                   {"center_full", res.setup.centerFullRequestSeconds * 1000}}},
               {"edges", edges},
               {"wire_bytes", {{"raw_image", ServingWire::kRawImageBytes}, {"features", ServingWire::featureBytes()},
                               {"header", ServingWire::kHeaderBytes}, {"reply", ServingWire::kReplyBytes}}},
@@ -196,20 +210,22 @@ std::string serveTable(const ServeResult &res) {
     char line[200];
     auto row = [&](const char *name, const ServingSummary &s) {
         std::snprintf(line, sizeof line, "%-11s %7.1f%% %9.4f %9.3f %9.3f %9.3f %12llu %10llu\n", name,
-                      100 * s.edgeShare, s.accuracy, s.p50Ms, s.p95Ms, s.p99Ms, (unsigned long long)s.bytesToCenter,
+                      100 * s.edgeShare, s.accuracy, s.meanMs, s.p95Ms, s.p99Ms, (unsigned long long)s.bytesToCenter,
                       (unsigned long long)s.degraded);
         o << line;
     };
-    o << "mode        at edge  accuracy   p50 ms    p95 ms    p99 ms  B to center   degraded\n";
+    // Mean and tail, not the median: with most answers at the edge the
+    // median says only how fast the exit head is (issue 14 §6).
+    o << "mode        at edge  accuracy  mean ms    p95 ms    p99 ms  B to center   degraded\n";
     row("edge-exit", res.edgeExit);
     if (res.centerOnly) {
         row("center-only", *res.centerOnly);
         const auto &c = *res.centerOnly;
         const auto &e = res.edgeExit;
         std::snprintf(line, sizeof line,
-                      "edge-exit vs center-only: accuracy %+.2f pp, p50 %.1fx lower, bytes to center %.3f of raw "
-                      "inputs (%llu of %llu)\n",
-                      100 * (e.accuracy - c.accuracy), e.p50Ms > 0 ? c.p50Ms / e.p50Ms : INFINITY,
+                      "edge-exit vs center-only: accuracy %+.2f pp, mean latency %.1fx lower, bytes to center %.3f "
+                      "of raw inputs (%llu of %llu)\n",
+                      100 * (e.accuracy - c.accuracy), e.meanMs > 0 ? c.meanMs / e.meanMs : INFINITY,
                       double(e.bytesToCenter) / double(e.rawInputBytes), (unsigned long long)e.bytesToCenter,
                       (unsigned long long)e.rawInputBytes);
         o << line;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "forward_timing.h"
 #include "serving_report.h"
 
 #include "core/engine/model_file.h"
@@ -32,6 +33,7 @@ struct ServeRequest {
     std::string device = "cpu";
     int threads = 0;
     std::string dataDir;
+    bool measureForwardCosts = false;      // time one image's forward passes on this machine (bench/inference)
 };
 
 struct ServeResult {
@@ -45,6 +47,8 @@ struct ServeResult {
     ServingSummary edgeExit;
     std::optional<ServingSummary> centerOnly;
     std::vector<SweepPoint> sweep;  // on the validation images
+    SplitPredictions answers;       // every test image's answers, for more runs of the same model (load scans)
+    std::optional<ForwardCosts> forwardCosts; // when the request asked for them
     double wallSeconds = 0;
 };
 

@@ -63,6 +63,7 @@ ServingSummary summarize(const ServingOutcome &outcome, int edges) {
     s.bytesFromCenter = outcome.bytesFromCenter;
     s.rawInputBytes = outcome.rawInputBytes;
     s.lostMessages = outcome.lostMessages;
+    s.probes = outcome.probes;
     return s;
 }
 
@@ -113,6 +114,7 @@ nlohmann::json toJson(const ServingSummary &s) {
             {"bytes_from_center", s.bytesFromCenter},
             {"raw_input_bytes", s.rawInputBytes},
             {"lost_messages", s.lostMessages},
+            {"probes", s.probes},
             {"per_edge", {{"requests", s.requestsPerEdge}, {"answered_at_edge", s.atEdgePerEdge},
                           {"degraded", s.degradedPerEdge}}}};
 }

@@ -25,6 +25,7 @@ struct ServingSummary {
     std::uint64_t bytesFromCenter = 0;
     std::uint64_t rawInputBytes = 0;
     std::uint64_t lostMessages = 0;
+    std::uint64_t probes = 0;      // reachability probes the edges sent
     std::vector<std::uint64_t> atEdgePerEdge, requestsPerEdge, degradedPerEdge;
 };
 

@@ -169,7 +169,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
     json root;
     try {
         root = json::parse(jsonText);
-    } catch (const json::parse_error &e) {
+    } catch (const json::exception &e) { // parse errors, and numbers too large for a double (1e999)
         throw ConfigError(source, std::string("not valid JSON (") + e.what() + ")");
     }
     ClusterConfig c;
@@ -225,7 +225,9 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             }
         }
         if (top.has("serving")) {
-            Reader s(top.at("serving"), "serving", {"request_rate", "confidence", "release_every_syncs", "timeout_ms"});
+            Reader s(top.at("serving"), "serving",
+                     {"request_rate", "confidence", "release_every_syncs", "timeout_ms", "edge_request_ms",
+                      "center_request_ms", "center_full_request_ms", "probe_ms"});
             auto &v = c.serving;
             v.requestRate = s.number("request_rate", v.requestRate, 0, 1e6);
             if (v.requestRate > 0 && v.requestRate < 1e-3)
@@ -233,6 +235,10 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             v.confidence = s.text("confidence", v.confidence, {"max_softmax", "entropy"});
             v.releaseEverySyncs = int(s.integer("release_every_syncs", v.releaseEverySyncs, 1, 1000000));
             v.timeoutMs = s.number("timeout_ms", v.timeoutMs, 0, 3.6e6, true);
+            v.edgeRequestMs = s.number("edge_request_ms", v.edgeRequestMs, 0, 60'000);
+            v.centerRequestMs = s.number("center_request_ms", v.centerRequestMs, 0, 60'000);
+            v.centerFullRequestMs = s.number("center_full_request_ms", v.centerFullRequestMs, 0, 60'000);
+            v.probeMs = s.number("probe_ms", v.probeMs, 0, 3.6e6, true);
         }
         if (top.has("model")) {
             Reader m(top.at("model"), "model", {"batch", "lr"});

@@ -68,11 +68,24 @@ struct StrategyKnobs {
 // Serving while the cluster trains (issue 6): requests per virtual second
 // at each edge (0: no serving), how the edge scores its exit head, and how
 // often the center ships a new edge image (every K center syncs).
+// A request's compute at a node is a fixed cost plus FLOPs / speed (issue
+// 14 §6). The fixed costs default to what bench/inference measured for one
+// image (batch 1, one LibTorch thread, median of 300 forwards) on the
+// machine the figures in docs/BENCHMARKS.md come from (2 cores of an AMD
+// EPYC, Zen 5): at batch 1 this model's time is per-operator overhead, which
+// FLOPs / speed alone leaves out. Center-only serving runs the whole model
+// at the center, one call rather than the two halves, hence its own figure.
 struct ServingKnobs {
     double requestRate = 0;
     std::string confidence = "max_softmax"; // or "entropy"
     int releaseEverySyncs = 8;
     double timeoutMs = 500;
+    double edgeRequestMs = 0.13;       // the edge half: block1, exit head, squeeze (measured 0.133 ms)
+    double centerRequestMs = 0.24;     // the center half on the features (measured 0.244 ms)
+    double centerFullRequestMs = 0.39; // the whole model on a raw image (measured 0.385 ms)
+    // An edge whose forward timed out treats the center as suspect and
+    // sends a header-only probe this often until one is answered in time.
+    double probeMs = 1000;
 };
 
 // Codecs per traffic class (issue 14), the same for every strategy so

@@ -22,8 +22,19 @@ struct Outbox {
         int kind = 0;
         std::uint64_t arg = 0;
     };
+    // A timer that ends a stretch of compute booked on the node's compute
+    // queue (a training step): it starts once the node's earlier compute
+    // (and serving requests) are done, and whatever the node computes or
+    // serves next waits behind it. Booked after this handler's messages
+    // leave, so they never wait for it.
+    struct ComputeTimer {
+        double seconds = 0;
+        int kind = 0;
+        std::uint64_t arg = 0;
+    };
     std::vector<Message> messages;
     std::vector<Timer> timers;
+    std::vector<ComputeTimer> computeTimers;
     std::vector<NodeReport> reports;
     // Virtual seconds of compute the handler charged (an owner's or a
     // center's optimizer step and merge, issue 14 §3): the node is busy
@@ -33,6 +44,9 @@ struct Outbox {
     void send(Message m) { messages.push_back(std::move(m)); }
     void compute(double seconds) { computeSeconds += seconds; }
     void timer(double at, int kind, std::uint64_t arg = 0) { timers.push_back({at, kind, arg}); }
+    void computeTimer(double seconds, int kind, std::uint64_t arg = 0) {
+        computeTimers.push_back({seconds, kind, arg});
+    }
     void report(NodeReport r) { reports.push_back(std::move(r)); }
     void ledger(LedgerReport::Kind kind, std::uint64_t count) {
         if (count > 0)

@@ -25,8 +25,8 @@ std::string SimServing::start(Setup setup, const TensorSet &pool) {
     env.loop = m_setup.loop;
     auto *transport = m_setup.transport;
     env.send = [transport](int from, int to, std::uint64_t bytes) { return transport->sendRaw(from, to, bytes); };
-    env.linkUp = [transport](int a, int b) { return transport->linkUp(a, b); };
     env.alive = m_setup.alive;
+    env.occupy = m_setup.occupy;
     env.threshold = [&world](int edge) { return world.confidenceThreshold(edge); };
     env.computeSeconds = [&world](int node, double flops) { return world.computeSeconds(node, flops); };
     env.emit = m_setup.emit;
@@ -35,6 +35,9 @@ std::string SimServing::start(Setup setup, const TensorSet &pool) {
     o.measure = parseConfidenceMeasure(s.confidence).value_or(ConfidenceMeasure::MaxSoftmax);
     o.releaseEverySyncs = s.releaseEverySyncs;
     o.timeoutSeconds = s.timeoutMs / 1000.0;
+    o.probeSeconds = s.probeMs / 1000.0;
+    o.edgeRequestSeconds = s.edgeRequestMs / 1000.0;
+    o.centerRequestSeconds = s.centerRequestMs / 1000.0;
     o.seed = world.config.seed;
     o.edges = world.edgeCount();
     m_scratch = world.newModel();

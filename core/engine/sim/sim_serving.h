@@ -31,6 +31,7 @@ public:
         const SimWorld *world = nullptr;
         Strategy *strategy = nullptr;
         std::function<bool(int node)> alive;
+        std::function<double(int node, double seconds)> occupy; // the node's compute queue, shared with training
         std::function<void(SimEvent)> emit;
         bool hasCenter = true;
     };
@@ -43,7 +44,8 @@ public:
     bool active() const { return bool(m_serving); }
     // Every event the run emits passes here before observers see it.
     void observe(const SimEvent &event);
-    // An evaluation happened (strategies without center syncs release here).
+    // An evaluation happened, by time or by samples (strategies without
+    // center syncs, param_server among them, release here).
     void onEvaluation();
     void setReleaseEverySyncs(int k);
     void report(double interval);

@@ -82,22 +82,22 @@ struct Simulation::Impl {
     void dispatch(int node, Outbox &out) {
         for (const auto &r : out.reports)
             folder.fold(loop.now(), r);
-        for (const auto &t : out.timers) {
-            const std::uint64_t inc = incarnation[std::size_t(node)];
-            loop.at(std::max(t.at, loop.now()), [this, node, t, inc] {
-                if (!isAlive(node) || incarnation[std::size_t(node)] != inc)
-                    return;
-                Outbox next;
-                nodes[std::size_t(node)]->onTimer(loop.now(), t.kind, t.arg, next);
-                dispatch(node, next);
-            });
-        }
-        // Charged compute queues on the node: what it sends leaves when done.
-        // Everything a busy node sends waits behind that compute (per-node FIFO).
+        for (const auto &t : out.timers)
+            setTimer(node, std::max(t.at, loop.now()), t.kind, t.arg);
+        // One compute queue per node (FIFO) for training steps and serving
+        // requests. Charged compute (an owner's or a center's optimizer step
+        // and merge) runs at once, beside a step in progress, as an optimizer
+        // thread would, and delays everything queued by as much; what the
+        // handler sends leaves when that compute is done, in order behind
+        // earlier results (sendAfter), never behind a training step or a
+        // request that carries nothing it sends.
         double &busy = busyUntil[node];
-        if (out.computeSeconds > 0)
+        double &after = sendAfter[node];
+        if (out.computeSeconds > 0) {
             busy = std::max(busy, loop.now()) + out.computeSeconds;
-        const double leaveAt = std::max(busy, loop.now());
+            after = std::max(after, loop.now()) + out.computeSeconds;
+        }
+        const double leaveAt = std::max(after, loop.now());
         for (auto &m : out.messages) {
             m.from = node;
             const std::uint64_t inc = incarnation[std::size_t(node)];
@@ -109,8 +109,33 @@ struct Simulation::Impl {
             else
                 transport.send(std::move(m));
         }
+        // Booked after the messages: they never wait for the step they start.
+        for (const auto &t : out.computeTimers) {
+            busy = std::max(busy, loop.now()) + t.seconds;
+            setTimer(node, busy, t.kind, t.arg);
+        }
     }
-    std::map<int, double> busyUntil; // per node: when its charged compute is done
+
+    // A timer dies with the incarnation that set it (a kill drops it).
+    void setTimer(int node, double at, int kind, std::uint64_t arg) {
+        const std::uint64_t inc = incarnation[std::size_t(node)];
+        loop.at(at, [this, node, kind, arg, inc] {
+            if (!isAlive(node) || incarnation[std::size_t(node)] != inc)
+                return;
+            Outbox next;
+            nodes[std::size_t(node)]->onTimer(loop.now(), kind, arg, next);
+            dispatch(node, next);
+        });
+    }
+    std::map<int, double> busyUntil; // per node: when its compute queue is empty
+    std::map<int, double> sendAfter; // per node: when its charged compute (merges) is done
+
+    // A serving request's compute joins the node's queue; returns when it is done.
+    double occupy(int node, double seconds) {
+        double &busy = busyUntil[node];
+        busy = std::max(busy, loop.now()) + seconds;
+        return busy;
+    }
 
     void deliver(Message m) {
         const int to = m.to;
@@ -125,6 +150,7 @@ struct Simulation::Impl {
         Outbox out;
         if (kill) {
             busyUntil.erase(node); // charged compute dies with the process
+            sendAfter.erase(node);
             nodes[std::size_t(node)]->onKilled(loop.now(), out);
         }
         else
@@ -160,10 +186,16 @@ struct Simulation::Impl {
         });
     }
 
+    // Every evaluation during the run, by time or by samples; the serving
+    // release follows it for strategies without center syncs.
+    void evaluateDuringRun() {
+        evaluateNow(false);
+        serving.onEvaluation();
+    }
+
     void scheduleEval(double at) {
         loop.at(at, [this, at] {
-            evaluateNow(false);
-            serving.onEvaluation();
+            evaluateDuringRun();
             scheduleEval(at + world.config.evalEverySeconds);
         });
     }
@@ -267,6 +299,7 @@ StrategyResult Simulation::run() {
     serving.world = &world;
     serving.strategy = impl.strategy.get();
     serving.alive = [&impl](int node) { return impl.isAlive(node); };
+    serving.occupy = [&impl](int node, double seconds) { return impl.occupy(node, seconds); };
     serving.emit = [&impl](SimEvent e) { impl.emit(std::move(e)); };
     serving.hasCenter = impl.exists(kCenterNode);
     if (const auto note = impl.serving.start(std::move(serving), impl.evaluator->testSubset()); !note.empty())
@@ -304,7 +337,7 @@ StrategyResult Simulation::run() {
             break;
         }
         if (impl.nextEvalSamples > 0 && world.samplesTrained >= impl.nextEvalSamples) {
-            impl.evaluateNow(false);
+            impl.evaluateDuringRun();
             while (impl.nextEvalSamples <= world.samplesTrained)
                 impl.nextEvalSamples += impl.options.evalEverySamples;
         }

@@ -57,6 +57,10 @@ void NodeHost::dispatch(double now, engine::Outbox &out) {
         m_sinks.report(now, std::move(out.reports));
     for (const auto &t : out.timers)
         m_timers.push({t.at, m_timerSeq++, t.kind, t.arg});
+    // Live compute is real (the step already ran on this thread), so a
+    // compute timer's virtual seconds are 0 here; it fires after them.
+    for (const auto &t : out.computeTimers)
+        m_timers.push({now + t.seconds, m_timerSeq++, t.kind, t.arg});
     static const bool trace = std::getenv("SYNAPTIC_TRACE_MESSAGES") != nullptr;
     for (auto &m : out.messages) {
         m.from = m_node->id();

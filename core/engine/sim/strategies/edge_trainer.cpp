@@ -14,12 +14,14 @@ std::uint64_t EdgeTrainer::steps() const { return m_replica->steps(); }
 
 FlatModel &EdgeTrainer::model() { return m_replica->model(); }
 
-bool EdgeTrainer::train(double now, Outbox &out, int timerKind) {
+bool EdgeTrainer::train(double /*now*/, Outbox &out, int timerKind) {
     if (budgetUsed())
         return false;
     m_replica->trainStep(); // real LibTorch work; its virtual duration comes from the compute model
     m_running = true;
-    out.timer(now + m_owedSeconds + m_ctx.trainStepSeconds(), timerKind);
+    // On the node's compute queue: the step waits for serving requests (and
+    // charged compute) ahead of it, and requests wait behind it (issue 14 §6).
+    out.computeTimer(m_owedSeconds + m_ctx.trainStepSeconds(), timerKind);
     m_owedSeconds = 0;
     return true;
 }

@@ -206,7 +206,8 @@ void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
     m_stepEpoch = m_lease.lease().epoch;
     m_replica->trainStep(); // real LibTorch work; its virtual duration comes from the compute model
     m_stepRunning = true;
-    out.timer(now + m_ctx.trainStepSeconds(), kStepDone);
+    // On the node's compute queue, shared with serving requests (issue 14 §6).
+    out.computeTimer(m_ctx.trainStepSeconds(), kStepDone);
 }
 
 void SynapticEdge::finishStep(double now, Outbox &out) {
