@@ -75,10 +75,24 @@ at::Tensor SynapticCenter::globalValues() const {
 
 bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) const {
     values = globalValues();
+    // Batch-norm statistics go with the weights they were measured on: the
+    // mean of the latest statistics of the regions still moving the global
+    // model (a delta within kActiveRegionSeconds of the newest one). A
+    // region that finished long ago would otherwise pin statistics that no
+    // longer match the weights the others keep training.
+    double newest = -1;
+    for (const auto &[region, at] : m_lastDeltaAt)
+        newest = std::max(newest, at);
     at::Tensor sum;
-    for (const auto &[node, b] : m_buffers)
+    int count = 0;
+    for (const auto &[region, b] : m_buffers) {
+        const auto last = m_lastDeltaAt.find(region);
+        if (last != m_lastDeltaAt.end() && newest - last->second > kActiveRegionSeconds)
+            continue;
         sum = sum.defined() ? sum.add_(b) : b.clone();
-    buffers = sum.defined() ? sum.div_(double(m_buffers.size())) : m_ctx.model->initialBuffers.clone();
+        ++count;
+    }
+    buffers = sum.defined() ? sum.div_(double(count)) : m_ctx.model->initialBuffers.clone();
     return true;
 }
 
@@ -123,7 +137,7 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
     if (m.kind != MessageKind::CenterDelta)
         return;
     if (m.buffers.defined())
-        m_buffers[m.from] = m.buffers;
+        m_buffers[region] = m.buffers; // the region's latest, from whichever owner synced last
     m_lastDeltaAt[region] = now;
     std::vector<int> ready;
     for (auto &item : m.shards) {

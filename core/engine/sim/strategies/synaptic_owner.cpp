@@ -4,6 +4,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+
 namespace synaptic::engine {
 
 namespace {
@@ -181,7 +183,13 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     (void)n;
     sum.div_(double(ids.size()));
     AdamOptions adam;
-    adam.lr = m_ctx.config->learningRate;
+    // The linear scaling rule: the configured rate is for the whole
+    // region's batch; a merge with fewer windows (a straggler's late one, a
+    // region half cut off, the last edge still training) steps in
+    // proportion. Adam's step does not shrink with a noisier mean, so
+    // without this one edge's batch would move the shard as far as eight.
+    const double share = double(ids.size()) / double(std::max<std::size_t>(1, regionEdges().size()));
+    adam.lr = m_ctx.config->learningRate * std::min(1.0, share);
     adamStep(s.values, sum, s.adam, adam);
     out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
     ++s.version;

@@ -1,0 +1,116 @@
+// How a synaptic merge weighs what it has (issue 14, the late-run drop):
+// an owner steps in proportion to the share of its region's windows a merge
+// holds (the linear scaling rule), so the last edge still training cannot
+// move a shard as far as the whole region; and the center evaluates with
+// the batch-norm statistics of the regions still moving the global model,
+// not with those of regions that finished long ago.
+#include "core/data/fashion_mnist.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/strategies/synaptic_center.h"
+#include "core/engine/sim/strategies/synaptic_owner.h"
+#include "core/engine/tensor_data.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <QTest>
+
+using namespace synaptic;
+using namespace synaptic::engine;
+
+class TestMergeWeighting : public QObject {
+    Q_OBJECT
+    data::ImageSet m_trainSet;
+    TensorSet m_train;
+    ClusterConfig m_config;
+
+    Message gradientFrom(int edge, int shard, std::uint64_t version, std::int64_t size) {
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(std::uint64_t(11 + edge));
+        Message m;
+        m.kind = MessageKind::Gradients;
+        m.origin = edge;
+        m.lease = Lease{1, 100};
+        m.writtenAt = 1.0;
+        m.round = 1;
+        ShardItem item;
+        item.shard = shard;
+        item.version = version;
+        item.data = at::randn({size}, gen, at::kFloat).mul_(0.01);
+        item.contributionIds = {std::uint64_t(edge + 1)};
+        m.shards.push_back(std::move(item));
+        return m;
+    }
+
+    // Mean absolute change of the shard's values after one merge of the
+    // windows of `edges` (of the region's three).
+    double firstStepSize(int contributors) {
+        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
+        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
+        const int shard = owner.ownedShards().front();
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        const at::Tensor before = owner.values(shard).clone();
+        Outbox out;
+        for (int edge = 0; edge < contributors; ++edge)
+            owner.onGradients(1.0, gradientFrom(edge, shard, 0, size), true, 0.1, out);
+        if (contributors < 3)
+            owner.onMergeDeadline(1.1, 0, true, out); // the rest never came
+        if (owner.version(shard) != 1)
+            return -1;
+        return (owner.values(shard) - before).abs().mean().item<double>();
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        at::set_num_threads(2);
+        m_trainSet = data::loadFashionMnist(data::resolveDataDir(""), data::Split::Train, 2000);
+        m_train = toTensors(m_trainSet, "cpu");
+        m_config = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+        QCOMPARE(m_config.regions[0].edges.size(), std::size_t(3));
+    }
+
+    void aMergeStepsInProportionToTheWindowsItHolds() {
+        // Adam's first step moves every element by about lr whatever the
+        // gradient's scale, so the share must come from the rate.
+        const double lr = m_config.learningRate;
+        const double whole = firstStepSize(3);
+        const double one = firstStepSize(1);
+        const double two = firstStepSize(2);
+        QVERIFY2(std::abs(whole - lr) < 0.05 * lr, qPrintable(QString::number(whole)));
+        QVERIFY2(std::abs(one - lr / 3) < 0.05 * lr / 3, qPrintable(QString::number(one)));
+        QVERIFY2(std::abs(two - 2 * lr / 3) < 0.05 * 2 * lr / 3, qPrintable(QString::number(two)));
+    }
+
+    void centerEvaluatesWithTheStatisticsOfRegionsStillTraining() {
+        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
+        SynapticCenter center(world->context(0));
+        const auto initial = world->context(0).model->initialBuffers;
+        auto deltaWithBuffers = [&](int edge, float value) {
+            Message m;
+            m.kind = MessageKind::CenterDelta;
+            m.from = SimWorld::nodeOfEdge(edge);
+            m.to = 0;
+            m.buffers = at::full_like(initial, value);
+            return m;
+        };
+        Outbox out;
+        center.onMessage(1.0, deltaWithBuffers(0, 1.0f), out); // eu
+        center.onMessage(2.0, deltaWithBuffers(3, 3.0f), out); // us
+        at::Tensor values, buffers;
+        QVERIFY(center.evaluationModel(values, buffers));
+        QCOMPARE(buffers.mean().item<double>(), 2.0); // both regions train: their mean
+
+        // A second owner of eu reports: still one voice for eu.
+        center.onMessage(3.0, deltaWithBuffers(1, 5.0f), out);
+        QVERIFY(center.evaluationModel(values, buffers));
+        QCOMPARE(buffers.mean().item<double>(), 4.0); // eu's latest (5) and us (3)
+
+        // eu finished long ago; us goes on: us's statistics alone.
+        center.onMessage(20.0, deltaWithBuffers(4, 7.0f), out);
+        QVERIFY(center.evaluationModel(values, buffers));
+        QCOMPARE(buffers.mean().item<double>(), 7.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMergeWeighting)
+#include "tst_merge_weighting.moc"
