@@ -59,11 +59,13 @@ std::uint64_t GradientCache::cachedVersion(int shard) const {
     return m_slots[std::size_t(shard)].cachedVersion;
 }
 
-std::vector<MergedGradient> GradientCache::flush() {
+std::vector<MergedGradient> GradientCache::flush() { return flushExcept({}); }
+
+std::vector<MergedGradient> GradientCache::flushExcept(const std::vector<bool> &hold) {
     std::vector<MergedGradient> out;
     for (std::size_t i = 0; i < m_slots.size(); ++i) {
         Slot &slot = m_slots[i];
-        if (slot.contributions == 0)
+        if (slot.contributions == 0 || (i < hold.size() && hold[i]))
             continue;
         out.push_back({int(i), slot.sum.div_(double(slot.contributions)), slot.contributions, slot.baseVersion});
         slot.sum = at::Tensor();

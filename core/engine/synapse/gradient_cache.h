@@ -35,6 +35,10 @@ public:
     // Closes the window: one merged gradient per shard that received any,
     // in shard order; the cache is empty afterwards.
     std::vector<MergedGradient> flush();
+    // The same for every shard but those marked in `hold` (by shard id),
+    // which keep accumulating into the next window: flow control towards
+    // an owner that has not answered the last window yet.
+    std::vector<MergedGradient> flushExcept(const std::vector<bool> &hold);
 
     std::uint64_t accepted() const { return m_accepted; }
     std::uint64_t rejected() const { return m_rejected; }

@@ -1,5 +1,6 @@
 #include "synaptic_edge.h"
 
+#include <algorithm>
 #include <map>
 
 namespace synaptic::engine {
@@ -13,6 +14,14 @@ std::vector<std::int64_t> shardSizes(const ShardPlan &plan) {
 }
 // How long an edge waits for every owner's catch-up answer.
 constexpr double kCatchUpSeconds = 1.0;
+// An owner whose answers take this many times the region's median (and at
+// least kSlowOwnerMarginSeconds more) is slow: not waited for.
+constexpr double kSlowOwnerFactor = 3.0;
+constexpr double kSlowOwnerMarginSeconds = 0.010;
+// How long the close times of windows are kept to time their answers.
+constexpr double kWindowsTimedSeconds = 4.0;
+// How long a slow owner's shards are held back for its unanswered window.
+constexpr double kHoldForSlowOwnerSeconds = 1.0;
 
 const char *modeName(EdgeLeaseState::Mode m) {
     switch (m) {
@@ -63,6 +72,10 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_awaitingOwners.clear();
     m_catchUpAsked.clear();
     m_gradientFeedback.clear(); // residuals live in memory: a crash loses them
+    m_answerSeconds.clear();
+    m_windowClosedAt.clear();
+    m_lastTimedWindow.clear();
+    m_unanswered.clear();
     m_owner.onKilled(out);
     m_cache.flush(); // unsent window gradients die with the process
     m_windowSteps = 0;
@@ -103,6 +116,9 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
                 m_owners[std::size_t(item.shard)] = m.origin;
         break;
     case MessageKind::Values:
+        noteAnswer(now, m);
+        if (const auto u = m_unanswered.find(m.from); u != m_unanswered.end() && m.round >= u->second)
+            m_unanswered.erase(u);
         if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_awaitingCatchUp.count(m.from)) {
             applyValues(now, m, out);
             m_awaitingCatchUp.erase(m.from);
@@ -242,8 +258,24 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     startStepIfAllowed(now, out);
 }
 
+std::vector<bool> SynapticEdge::heldShards(double now, bool last) const {
+    std::vector<bool> hold(m_owners.size(), false);
+    if (last)
+        return hold; // everything goes with the last window
+    for (std::size_t shard = 0; shard < m_owners.size(); ++shard) {
+        const int node = ownerNode(int(shard));
+        const auto u = m_unanswered.find(node);
+        if (u == m_unanswered.end() || !slowOwner(node))
+            continue;
+        // Not for ever: an answer may be lost, or the owner gone.
+        const auto closed = m_windowClosedAt.find(u->second);
+        hold[shard] = closed != m_windowClosedAt.end() && now - closed->second < kHoldForSlowOwnerSeconds;
+    }
+    return hold;
+}
+
 void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
-    const auto merged = m_cache.flush();
+    const auto merged = m_cache.flushExcept(heldShards(now, last));
     m_windowSteps = 0;
     ++m_window;
     std::map<int, Message> byOwner;
@@ -277,9 +309,18 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     out.ledger(LedgerReport::Kind::Sent, merged.size());
     if (!m_lease.canTrain(now))
         out.ledger(LedgerReport::Kind::SentWhileReadOnly, byOwner.size());
+    m_windowClosedAt[m_window] = now;
+    // Kept as long as a hold may last or a slow answer may take, not by
+    // count: on the default a window is 8 ms, and a slow owner's answer
+    // can take longer than many of them.
+    while (m_windowClosedAt.size() > 1 && now - m_windowClosedAt.begin()->second > kWindowsTimedSeconds)
+        m_windowClosedAt.erase(m_windowClosedAt.begin());
     for (auto &[node, m] : byOwner) {
-        if (!last && !m.shards.empty() && m_ctx.config->knobs.waitForValues && !m_unresponsiveOwners.count(node))
+        if (!last && !m.shards.empty() && m_ctx.config->knobs.waitForValues && !m_unresponsiveOwners.count(node) &&
+            !slowOwner(node))
             m_awaitingOwners.insert(node);
+        if (!m.shards.empty())
+            m_unanswered[node] = m_window;
         out.send(std::move(m));
         ++m_gradientMessagesSent;
     }
@@ -289,6 +330,34 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         const double window = m_ctx.windowSeconds(stepSeconds());
         out.timer(now + (m_ctx.realTime ? 8 * window + 0.6 : 2 * window + 0.1), kValuesTimeout, m_window);
     }
+}
+
+void SynapticEdge::noteAnswer(double now, const Message &values) {
+    // Only an owner's answer to one of this edge's windows times it (values
+    // after a center sync or a catch-up answer nothing this edge sent).
+    // Values an owner sends again for a window it answered already (after
+    // a center sync) are not an answer: each owner's first per window is.
+    const auto closed = m_windowClosedAt.find(values.round);
+    auto &timed = m_lastTimedWindow[values.from];
+    if (values.shards.empty() || closed == m_windowClosedAt.end() || values.round <= timed)
+        return;
+    timed = values.round;
+    const double seconds = now - closed->second;
+    const auto [it, fresh] = m_answerSeconds.emplace(values.from, seconds);
+    if (!fresh)
+        it->second = 0.8 * it->second + 0.2 * seconds;
+}
+
+bool SynapticEdge::slowOwner(int node) const {
+    const auto mine = m_answerSeconds.find(node);
+    if (mine == m_answerSeconds.end() || m_answerSeconds.size() < 3)
+        return false;
+    std::vector<double> all;
+    for (const auto &[owner, seconds] : m_answerSeconds)
+        all.push_back(seconds);
+    std::nth_element(all.begin(), all.begin() + std::ptrdiff_t(all.size() / 2), all.end());
+    const double median = all[all.size() / 2];
+    return mine->second > kSlowOwnerFactor * median && mine->second > median + kSlowOwnerMarginSeconds;
 }
 
 void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {

@@ -77,6 +77,20 @@ private:
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
     std::map<int, double> m_catchUpAsked;   // owners asked for whole values after a missed delta, and when
     std::map<int, ErrorFeedback> m_gradientFeedback; // per shard: what lossy gradient codecs left out
+    // How long each owner (node) takes to answer a window, smoothed, and
+    // when the recent windows closed: an owner far slower than the rest of
+    // the region (a slow last mile) is not waited for; its values are
+    // applied when they come, a few versions late (bounded staleness).
+    std::map<int, double> m_answerSeconds;
+    std::map<std::uint64_t, double> m_windowClosedAt;
+    std::map<int, std::uint64_t> m_lastTimedWindow; // per owner node: the newest window its answer timed
+    // Per owner node: the newest window sent to it that it has not answered.
+    // A slow owner gets one window at a time; its shards' gradients keep
+    // accumulating in the cache meanwhile, so its link never queues up.
+    std::map<int, std::uint64_t> m_unanswered;
+    std::vector<bool> heldShards(double now, bool last) const;
+    void noteAnswer(double now, const Message &values);
+    bool slowOwner(int node) const;
     bool m_stepRunning = false;
     std::uint64_t m_stepEpoch = 0;          // lease epoch the running step started under
     bool m_done = false;
