@@ -100,15 +100,16 @@ private Q_SLOTS:
         QVERIFY(center.evaluationModel(values, buffers));
         QCOMPARE(buffers.mean().item<double>(), 2.0); // both regions train: their mean
 
-        // A second owner of eu reports: still one voice for eu.
+        // A second owner of eu reports: eu is the mean of its owners (3),
+        // and weighs as one region against us.
         center.onMessage(3.0, deltaWithBuffers(1, 5.0f), out);
         QVERIFY(center.evaluationModel(values, buffers));
-        QCOMPARE(buffers.mean().item<double>(), 4.0); // eu's latest (5) and us (3)
+        QCOMPARE(buffers.mean().item<double>(), 3.0);
 
-        // eu finished long ago; us goes on: us's statistics alone.
+        // eu finished long ago; us goes on: us's owners alone ((3 + 7) / 2).
         center.onMessage(20.0, deltaWithBuffers(4, 7.0f), out);
         QVERIFY(center.evaluationModel(values, buffers));
-        QCOMPARE(buffers.mean().item<double>(), 7.0);
+        QCOMPARE(buffers.mean().item<double>(), 5.0);
     }
 };
 

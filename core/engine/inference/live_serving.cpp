@@ -172,10 +172,12 @@ void LiveServing::forward(int edge, double arrival, std::size_t image, std::uint
     // which also makes the edge suspect the center.
     auto answered = std::make_shared<bool>(false);
     const double deadline = now() + m_options.timeoutSeconds;
-    m_env.loop->at(deadline, [this, edge, arrival, exitRight, answered] {
+    m_env.loop->at(deadline, [this, node, edge, arrival, exitRight, answered] {
         if (*answered)
             return;
         *answered = true;
+        if (!m_env.alive(node))
+            return; // the edge died with the request: nobody is answered, nothing is learned
         answer(now() - arrival, true, true, exitRight);
         suspect(edge);
     });
@@ -197,10 +199,12 @@ void LiveServing::forward(int edge, double arrival, std::size_t image, std::uint
             const auto back = m_env.send(kCenterNode, node, ServingWire::kReplyBytes);
             if (!back || *back > deadline)
                 return; // the deadline timer answers
-            m_env.loop->at(*back, [this, arrival, right, answered] {
+            m_env.loop->at(*back, [this, node, arrival, right, answered] {
                 if (*answered)
                     return;
                 *answered = true;
+                if (!m_env.alive(node))
+                    return; // the reply reached a dead edge
                 answer(now() - arrival, false, false, right);
             });
         });

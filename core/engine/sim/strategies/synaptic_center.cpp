@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace synaptic::engine {
@@ -75,21 +76,31 @@ at::Tensor SynapticCenter::globalValues() const {
 
 bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) const {
     values = globalValues();
-    // Batch-norm statistics go with the weights they were measured on: the
-    // mean of the latest statistics of the regions still moving the global
-    // model (a delta within kActiveRegionSeconds of the newest one). A
-    // region that finished long ago would otherwise pin statistics that no
-    // longer match the weights the others keep training.
+    // Batch-norm statistics go with the weights they were measured on: per
+    // region the mean of its owners' latest statistics, then the mean over
+    // the regions still moving the global model (a delta within
+    // kActiveRegionSeconds of the newest one). A region that finished long
+    // ago would otherwise pin statistics that no longer match the weights
+    // the others keep training.
     double newest = -1;
     for (const auto &[region, at] : m_lastDeltaAt)
         newest = std::max(newest, at);
-    at::Tensor sum;
-    int count = 0;
-    for (const auto &[region, b] : m_buffers) {
+    std::map<int, std::pair<at::Tensor, int>> perRegion;
+    for (const auto &[node, b] : m_buffers) {
+        const int region = m_ctx.shape->regionOfEdge[std::size_t(ClusterShape::edgeOfNode(node))];
         const auto last = m_lastDeltaAt.find(region);
         if (last != m_lastDeltaAt.end() && newest - last->second > kActiveRegionSeconds)
             continue;
-        sum = sum.defined() ? sum.add_(b) : b.clone();
+        auto &[rsum, n] = perRegion[region];
+        rsum = rsum.defined() ? rsum.add_(b) : b.clone();
+        ++n;
+    }
+    at::Tensor sum;
+    int count = 0;
+    for (auto &[region, rs] : perRegion) {
+        auto &[rsum, n] = rs;
+        rsum.div_(double(n));
+        sum = sum.defined() ? sum.add_(rsum) : rsum;
         ++count;
     }
     buffers = sum.defined() ? sum.div_(double(count)) : m_ctx.model->initialBuffers.clone();
@@ -137,7 +148,7 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
     if (m.kind != MessageKind::CenterDelta)
         return;
     if (m.buffers.defined())
-        m_buffers[region] = m.buffers; // the region's latest, from whichever owner synced last
+        m_buffers[m.from] = m.buffers;
     m_lastDeltaAt[region] = now;
     std::vector<int> ready;
     for (auto &item : m.shards) {

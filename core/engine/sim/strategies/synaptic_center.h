@@ -62,7 +62,7 @@ private:
 
     const NodeContext &m_ctx;
     std::vector<std::vector<int>> m_owners;      // [region][shard] -> owner edge, as announced
-    std::map<int, at::Tensor> m_buffers;         // latest batch-norm statistics per region
+    std::map<int, at::Tensor> m_buffers;         // latest batch-norm statistics per owner node
     std::map<int, double> m_lastDeltaAt;         // per region: when its last delta arrived
     LeaseRegistry m_leases;
     OuterOptimizer m_outer;

@@ -337,7 +337,10 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
     Message v;
     v.kind = MessageKind::Values;
     v.to = m.from;
-    v.round = m_round;
+    // As in every Values message: the asker's newest window these values
+    // include (not this owner's merge count), so the edge never takes a
+    // catch-up answer for the answer to a later window.
+    v.round = m_mergedWindow[m.origin];
     for (const auto &[id, s] : m_shards)
         v.shards.push_back(wholeValuesItem(id, s));
     out.send(std::move(v)); // sent even when empty: it answers the request
