@@ -37,8 +37,17 @@ double medianMs(int warmUp, int repeats, F &&once) {
 ForwardCosts measureForwardCosts(SynapticNet &model, const TensorSet &images, int repeats) {
     if (repeats < 1 || images.size() < 1)
         throw std::invalid_argument("measureForwardCosts: needs at least one repeat and one image");
-    const int threadsBefore = at::get_num_threads();
-    const bool wasTraining = model->is_training();
+    // Restores the thread count and the training mode however this returns
+    // (a forward may throw).
+    struct Restore {
+        SynapticNet &model;
+        int threads = at::get_num_threads();
+        bool training = model->is_training();
+        ~Restore() {
+            model->train(training);
+            at::set_num_threads(threads);
+        }
+    } restore{model};
     // One thread: a serving node answers many requests side by side, one
     // core each, rather than one request on every core.
     at::set_num_threads(1);
@@ -69,8 +78,6 @@ ForwardCosts measureForwardCosts(SynapticNet &model, const TensorSet &images, in
     c.fullMs = medianMs(warmUp, repeats, [&](int i) {
         (void)model->forward(one[std::size_t(i % pool)]).logits.argmax(1).item<std::int64_t>();
     });
-    model->train(wasTraining);
-    at::set_num_threads(threadsBefore);
     return c;
 }
 

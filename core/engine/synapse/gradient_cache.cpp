@@ -62,6 +62,9 @@ std::uint64_t GradientCache::cachedVersion(int shard) const {
 std::vector<MergedGradient> GradientCache::flush() { return flushExcept({}); }
 
 std::vector<MergedGradient> GradientCache::flushExcept(const std::vector<bool> &hold) {
+    if (!hold.empty() && hold.size() != m_slots.size())
+        throw std::invalid_argument("GradientCache::flushExcept: hold marks " + std::to_string(hold.size()) +
+                                    " shards, the cache has " + std::to_string(m_slots.size()));
     std::vector<MergedGradient> out;
     for (std::size_t i = 0; i < m_slots.size(); ++i) {
         Slot &slot = m_slots[i];

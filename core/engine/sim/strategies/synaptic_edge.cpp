@@ -260,12 +260,13 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
 
 std::vector<bool> SynapticEdge::heldShards(double now, bool last) const {
     std::vector<bool> hold(m_owners.size(), false);
-    if (last)
+    if (last || m_answerSeconds.empty())
         return hold; // everything goes with the last window
+    const double median = medianAnswerSeconds();
     for (std::size_t shard = 0; shard < m_owners.size(); ++shard) {
         const int node = ownerNode(int(shard));
         const auto u = m_unanswered.find(node);
-        if (u == m_unanswered.end() || !slowOwner(node))
+        if (u == m_unanswered.end() || !slowOwner(node, median))
             continue;
         // Not for ever: an answer may be lost, or the owner gone.
         const auto closed = m_windowClosedAt.find(u->second);
@@ -309,6 +310,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     out.ledger(LedgerReport::Kind::Sent, merged.size());
     if (!m_lease.canTrain(now))
         out.ledger(LedgerReport::Kind::SentWhileReadOnly, byOwner.size());
+    const double median = m_answerSeconds.empty() ? 0 : medianAnswerSeconds();
     m_windowClosedAt[m_window] = now;
     // Kept as long as a hold may last or a slow answer may take, not by
     // count: on the default a window is 8 ms, and a slow owner's answer
@@ -317,7 +319,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         m_windowClosedAt.erase(m_windowClosedAt.begin());
     for (auto &[node, m] : byOwner) {
         if (!last && !m.shards.empty() && m_ctx.config->knobs.waitForValues && !m_unresponsiveOwners.count(node) &&
-            !slowOwner(node))
+            !slowOwner(node, median))
             m_awaitingOwners.insert(node);
         if (!m.shards.empty())
             m_unanswered[node] = m_window;
@@ -348,15 +350,20 @@ void SynapticEdge::noteAnswer(double now, const Message &values) {
         it->second = 0.8 * it->second + 0.2 * seconds;
 }
 
-bool SynapticEdge::slowOwner(int node) const {
-    const auto mine = m_answerSeconds.find(node);
-    if (mine == m_answerSeconds.end() || m_answerSeconds.size() < 3)
-        return false;
+double SynapticEdge::medianAnswerSeconds() const {
     std::vector<double> all;
     for (const auto &[owner, seconds] : m_answerSeconds)
         all.push_back(seconds);
-    std::nth_element(all.begin(), all.begin() + std::ptrdiff_t(all.size() / 2), all.end());
-    const double median = all[all.size() / 2];
+    // The lower median: with half the owners slow, the fast half sets it.
+    const auto mid = all.begin() + std::ptrdiff_t((all.size() - 1) / 2);
+    std::nth_element(all.begin(), mid, all.end());
+    return *mid;
+}
+
+bool SynapticEdge::slowOwner(int node, double median) const {
+    const auto mine = m_answerSeconds.find(node);
+    if (mine == m_answerSeconds.end() || m_answerSeconds.size() < 2)
+        return false;
     return mine->second > kSlowOwnerFactor * median && mine->second > median + kSlowOwnerMarginSeconds;
 }
 

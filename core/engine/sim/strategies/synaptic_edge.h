@@ -55,6 +55,13 @@ private:
     void onLease(double now, const Message &grant, Outbox &out);
     void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
     void sendHeartbeat(bool join, Outbox &out);
+    // Owner pace (see m_answerSeconds): time an owner's answer to a window,
+    // the region's (lower) median answer time, whether an owner is far
+    // slower, and which shards' gradients wait for a slow owner's answer.
+    void noteAnswer(double now, const Message &values);
+    double medianAnswerSeconds() const;
+    bool slowOwner(int node, double median) const;
+    std::vector<bool> heldShards(double now, bool last) const;
     // Seconds one training step takes: the compute model's, or in real time
     // what the replica measured.
     double stepSeconds() const;
@@ -88,9 +95,7 @@ private:
     // A slow owner gets one window at a time; its shards' gradients keep
     // accumulating in the cache meanwhile, so its link never queues up.
     std::map<int, std::uint64_t> m_unanswered;
-    std::vector<bool> heldShards(double now, bool last) const;
-    void noteAnswer(double now, const Message &values);
-    bool slowOwner(int node) const;
+
     bool m_stepRunning = false;
     std::uint64_t m_stepEpoch = 0;          // lease epoch the running step started under
     bool m_done = false;
