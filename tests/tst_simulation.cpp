@@ -212,8 +212,10 @@ private Q_SLOTS:
         QCOMPARE(ledger.applied, std::uint64_t(1));
         QCOMPARE(ledger.appliedUnderExpiredLease, std::uint64_t(0));
         QCOMPARE(owner.version(shard), std::uint64_t(1));
-        // Exactly one Adam step on the valid gradient (all ones): every value moves by -lr.
-        QVERIFY(torch::allclose(owner.values(shard), before - world->config.learningRate, 1e-5, 1e-6));
+        // Exactly one Adam step on the valid gradient (all ones), at the rate
+        // for one of the region's three windows (the linear scaling rule):
+        // every value moves by -lr / 3.
+        QVERIFY(torch::allclose(owner.values(shard), before - world->config.learningRate / 3, 1e-5, 1e-6));
     }
 
     void liveShardMoveLosesNothingAndAppliesNothingTwice() {
