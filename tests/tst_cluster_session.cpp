@@ -78,12 +78,14 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(events > 20, 30000);
         session.pause();
         QTRY_COMPARE(session.state(), ClusterSession::State::Paused);
-        // The event in progress (an evaluation can take a second) finishes
-        // first; then nothing more comes.
+        // The step in progress finishes first: an evaluation can take a
+        // second, and the serving release that follows it (a forward pass
+        // over the released image's sweep) as long again, with no event in
+        // between. Then nothing more comes.
         int last = -1;
         for (int i = 0; i < 20 && events != last; ++i) {
             last = events;
-            QTest::qWait(400);
+            QTest::qWait(1500);
         }
         const int held = events;
         QTest::qWait(1000);
