@@ -62,6 +62,59 @@ private Q_SLOTS:
         QCOMPARE(result.contributionsRejected, std::uint64_t(0));
         QCOMPARE(result.contributionsDuplicated, std::uint64_t(0));
     }
+
+    void finishedEdgesTakeValuesOnlyAtCenterSyncs() {
+        ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+        // eu-2 trains at a third of the speed: eu-0 and eu-1 use their step
+        // budget long before it, and eu-2 trains on alone for a while.
+        c.regions[0].edges[2].gflops = c.regions[0].edges[0].gflops / 3;
+        SimOptions o;
+        o.stepsPerEdge = 40;
+        o.linkReportSeconds = 0.1;
+        o.finalFullEvaluation = false;
+        std::vector<SimEvent> events;
+        o.observer = [&](const SimEvent &e) { events.push_back(e); };
+        Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
+        sim.run();
+
+        // Per report interval, what owner eu-0 (node 1) sent to eu-1 (node
+        // 2, done training once the tail starts) and to eu-2 (node 3).
+        std::map<double, std::pair<std::uint64_t, std::uint64_t>> sent;
+        for (const auto &l : eventsOf<LinkBytesEvent>(events))
+            if (l.from == 1 && (l.to == 2 || l.to == 3))
+                (l.to == 2 ? sent[l.time].first : sent[l.time].second) += l.bytes;
+        // The tail starts at the first interval in which eu-2 heard from
+        // eu-0 and eu-1 did not: while both train, each of eu-0's windows
+        // and merges sends to both.
+        double finishedAt = -1;
+        int skippedIntervals = 0;
+        for (const auto &[time, bytes] : sent)
+            if (bytes.second > 0 && bytes.first == 0) {
+                if (finishedAt < 0)
+                    finishedAt = time;
+                ++skippedIntervals;
+            }
+        QVERIFY2(finishedAt > 0, "eu-1 heard from eu-0 whenever eu-2 did");
+        std::uint64_t toFinished = 0;
+        std::uint64_t toTraining = 0;
+        double lastTraining = 0;
+        for (const auto &[time, bytes] : sent) {
+            if (time < finishedAt)
+                continue;
+            toFinished += bytes.first;
+            toTraining += bytes.second;
+            if (bytes.second > 0)
+                lastTraining = time;
+        }
+        // The tail is long enough to hold several merges and a center sync.
+        QVERIFY2(lastTraining > finishedAt + 1.0 && skippedIntervals >= 5,
+                 qPrintable(QString("tail from %1 s to %2 s, %3 intervals without eu-1")
+                                .arg(finishedAt).arg(lastTraining).arg(skippedIntervals)));
+        // eu-2 gets eu-0's values after every merge of its windows; eu-1 only
+        // the new global values a center sync brings (one in four merges).
+        QVERIFY2(toFinished < toTraining / 2,
+                 qPrintable(QString("to finished eu-1 %1 B, to training eu-2 %2 B").arg(toFinished).arg(toTraining)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSlowOwner)

@@ -243,10 +243,16 @@ void SynapticOwner::reportOwnerVersion(int shard, const Store &s, Outbox &out) c
     out.report(RouteReport{RouteReport::Kind::OwnerVersion, shard, m_region, m_edge, s.version, 0});
 }
 
-void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out) {
+void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out, bool toFinished) {
     if (updated.empty())
         return;
     for (int e : regionEdges()) {
+        // An edge past its last window trains no more: it takes the
+        // region's values at center syncs only (enough to serve), not after
+        // every merge of the edges still training (a straggler's tail
+        // would otherwise send the whole region a copy per window).
+        if (!toFinished && m_finishedEdges.count(e))
+            continue;
         Message v;
         v.kind = MessageKind::Values;
         v.to = ClusterShape::nodeOfEdge(e);
@@ -326,7 +332,7 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
     }
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
-    sendValues(updated, out);
+    sendValues(updated, out, true);
     if (m_finishing)
         maybeSync(now, true, out);
 }

@@ -84,7 +84,9 @@ private:
 
     void merge(double now, Outbox &out);
     void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out);
-    void sendValues(const std::vector<ShardItem> &updated, Outbox &out);
+    // To the region's edges; to those that finished training only when
+    // `toFinished` (new global values after a center sync).
+    void sendValues(const std::vector<ShardItem> &updated, Outbox &out, bool toFinished = false);
     void maybeSync(double now, bool force, Outbox &out);
     void reportOwnerVersion(int shard, const Store &s, Outbox &out) const;
     const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
