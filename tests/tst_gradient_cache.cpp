@@ -32,6 +32,28 @@ private Q_SLOTS:
         QCOMPARE(cache.accepted(), std::uint64_t(3));
     }
 
+    void heldShardCountsTheWindowsItSpans() {
+        GradientCache cache({2, 2});
+        for (int window = 0; window < 3; ++window) {
+            QCOMPARE(cache.pushGradient(0, torch::tensor({1.f, 1.f}), 0), Push::Accepted);
+            QCOMPARE(cache.pushGradient(1, torch::tensor({float(window), 0.f}), 0), Push::Accepted);
+            if (window < 2) {
+                const auto sent = cache.flushExcept({false, true}); // shard 1 waits for a slow owner
+                QCOMPARE(sent.size(), std::size_t(1));
+                QCOMPARE(sent[0].windows, 1);
+            }
+        }
+        const auto merged = cache.flush();
+        QCOMPARE(merged.size(), std::size_t(2));
+        QCOMPARE(merged[0].windows, 1);
+        QCOMPARE(merged[1].windows, 3);
+        QCOMPARE(merged[1].contributions, 3);
+        QVERIFY(torch::allclose(merged[1].mean, torch::tensor({1.f, 0.f})));
+        // Flushed, the count starts over.
+        QCOMPARE(cache.pushGradient(1, torch::tensor({1.f, 1.f}), 0), Push::Accepted);
+        QCOMPARE(cache.flush()[0].windows, 1);
+    }
+
     void pushedTensorIsCopied() {
         GradientCache cache({3});
         auto g = torch::ones({3});

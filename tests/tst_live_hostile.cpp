@@ -324,6 +324,11 @@ class LiveHostileTest : public QObject {
             m.lease = {1000, 1e9};
             return rpc::toProto(m);
         }
+        if (what == "gradients spanning too many windows") {
+            auto m = gradients(zeros(m_targetShard));
+            m.shards[0].windows = 100000; // would scale the owner's step (capped there too)
+            return rpc::toProto(m);
+        }
         if (what == "gradients without an origin") {
             auto m = gradients(zeros(m_targetShard));
             m.origin = -1;
@@ -583,6 +588,8 @@ private Q_SLOTS:
         both("heartbeat to an edge", false, invalid, "heartbeat is for the center");
         both("lease grant from an edge", false, invalid, "lease_grant comes only from the center");
         both("gradients without an origin", false, invalid, "gradients names no origin edge");
+        both("gradients spanning too many windows", false, invalid,
+             QString("shard %1 claims 100000 aggregation windows (at most 4096)").arg(m_targetShard));
         both("catch-up request without an origin", false, invalid, "catch_up_request names no origin edge");
 
         // The center's Peer service.

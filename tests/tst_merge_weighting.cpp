@@ -1,7 +1,8 @@
 // How a synaptic merge weighs what it has (issue 14, the late-run drop):
 // an owner steps in proportion to the share of its region's windows a merge
 // holds (the linear scaling rule), so the last edge still training cannot
-// move a shard as far as the whole region; and the center evaluates with
+// move a shard as far as the whole region, and shards held back for a slow
+// owner count every window they span (up to four times the rate); and the center evaluates with
 // the batch-norm statistics of the regions still moving the global model,
 // not with those of regions that finished long ago.
 #include "core/data/fashion_mnist.h"
@@ -25,7 +26,7 @@ class TestMergeWeighting : public QObject {
     TensorSet m_train;
     ClusterConfig m_config;
 
-    Message gradientFrom(int edge, int shard, std::uint64_t version, std::int64_t size) {
+    Message gradientFrom(int edge, int shard, std::uint64_t version, std::int64_t size, std::uint32_t windows = 1) {
         auto gen = at::make_generator<at::CPUGeneratorImpl>(std::uint64_t(11 + edge));
         Message m;
         m.kind = MessageKind::Gradients;
@@ -38,13 +39,14 @@ class TestMergeWeighting : public QObject {
         item.version = version;
         item.data = at::randn({size}, gen, at::kFloat).mul_(0.01);
         item.contributionIds = {std::uint64_t(edge + 1)};
+        item.windows = windows;
         m.shards.push_back(std::move(item));
         return m;
     }
 
     // Mean absolute change of the shard's values after one merge of the
     // windows of `edges` (of the region's three).
-    double firstStepSize(int contributors) {
+    double firstStepSize(int contributors, std::uint32_t windowsEach = 1) {
         auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
         SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
         const int shard = owner.ownedShards().front();
@@ -52,7 +54,7 @@ class TestMergeWeighting : public QObject {
         const at::Tensor before = owner.values(shard).clone();
         Outbox out;
         for (int edge = 0; edge < contributors; ++edge)
-            owner.onGradients(1.0, gradientFrom(edge, shard, 0, size), true, 0.1, out);
+            owner.onGradients(1.0, gradientFrom(edge, shard, 0, size, windowsEach), true, 0.1, out);
         if (contributors < 3)
             owner.onMergeDeadline(1.1, 0, true, out); // the rest never came
         if (owner.version(shard) != 1)
@@ -79,6 +81,45 @@ private Q_SLOTS:
         QVERIFY2(std::abs(whole - lr) < 0.05 * lr, qPrintable(QString::number(whole)));
         QVERIFY2(std::abs(one - lr / 3) < 0.05 * lr / 3, qPrintable(QString::number(one)));
         QVERIFY2(std::abs(two - 2 * lr / 3) < 0.05 * 2 * lr / 3, qPrintable(QString::number(two)));
+    }
+
+    void heldWindowsScaleTheStep() {
+        // Shards an edge held back for a slow owner carry the windows they
+        // span: one edge's two held windows step as far as two edges' one,
+        // and the scale stops at four times the rate.
+        const double lr = m_config.learningRate;
+        const double held = firstStepSize(1, 2);
+        QVERIFY2(std::abs(held - 2 * lr / 3) < 0.05 * 2 * lr / 3, qPrintable(QString::number(held)));
+        const double many = firstStepSize(3, 100);
+        QVERIFY2(std::abs(many - 4 * lr) < 0.05 * 4 * lr, qPrintable(QString::number(many)));
+    }
+
+    void aHeldMeanWeighsByItsWindows() {
+        // Edge 0's mean spans three windows, edge 1's one: the merged
+        // gradient is (3 a + b) / 4, so on Adam's first step (which moves
+        // each element by lr times the sign of the gradient) the sign
+        // follows a where a and b disagree and |a| > |b| / 3.
+        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
+        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
+        const int shard = owner.ownedShards().front();
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        const at::Tensor before = owner.values(shard).clone();
+        auto a = gradientFrom(0, shard, 0, size, 3);
+        auto b = gradientFrom(1, shard, 0, size, 1);
+        const at::Tensor ga = a.shards[0].data.clone();
+        const at::Tensor gb = b.shards[0].data.clone();
+        Outbox out;
+        owner.onGradients(1.0, std::move(a), true, 0.1, out);
+        owner.onGradients(1.0, std::move(b), true, 0.1, out);
+        owner.onMergeDeadline(1.1, 0, true, out);
+        QCOMPARE(owner.version(shard), std::uint64_t(1));
+        const at::Tensor moved = owner.values(shard) - before;
+        const at::Tensor weighted = (3 * ga + gb) / 4;
+        const at::Tensor plain = (ga + gb) / 2;
+        const at::Tensor differ = weighted.sign() != plain.sign();
+        QVERIFY(differ.sum().item<std::int64_t>() > 10); // the check can tell the two means apart
+        // Adam steps against the gradient.
+        QVERIFY(at::equal(moved.sign().masked_select(differ), (-weighted.sign()).masked_select(differ)));
     }
 
     void centerEvaluatesWithTheStatisticsOfRegionsStillTraining() {

@@ -5,6 +5,7 @@
 // so nothing it merges is rejected as too stale. (Its downlink still
 // carries every fast owner's values after each merge: known, not fixed.)
 #include "core/data/fashion_mnist.h"
+#include "core/engine/codec/codec_spec.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
@@ -63,8 +64,16 @@ private Q_SLOTS:
         QCOMPARE(result.contributionsDuplicated, std::uint64_t(0));
     }
 
+    void finishedEdgesTakeValuesOnlyAtCenterSyncs_data() {
+        QTest::addColumn<QString>("values"); // the owner -> edge codec
+        QTest::newRow("fp32 whole values") << "fp32";
+        QTest::newRow("fp16 value deltas") << "fp16";
+    }
+
     void finishedEdgesTakeValuesOnlyAtCenterSyncs() {
+        QFETCH(QString, values);
         ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+        c.codecs.values = parseCodec(values.toStdString());
         // eu-2 trains at a third of the speed: eu-0 and eu-1 use their step
         // budget long before it, and eu-2 trains on alone for a while.
         c.regions[0].edges[2].gflops = c.regions[0].edges[0].gflops / 3;
@@ -112,6 +121,7 @@ private Q_SLOTS:
                                 .arg(finishedAt).arg(lastTraining).arg(skippedIntervals)));
         // eu-2 gets eu-0's values after every merge of its windows; eu-1 only
         // the new global values a center sync brings (one in four merges).
+        QVERIFY(toFinished > 0); // the syncs' global values still reach it (it serves)
         QVERIFY2(toFinished < toTraining / 2,
                  qPrintable(QString("to finished eu-1 %1 B, to training eu-2 %2 B").arg(toFinished).arg(toTraining)));
     }

@@ -65,6 +65,8 @@ std::vector<Message> everyKind() {
     for (int s : {0, 5, 17}) {
         auto it = item(s, 96);
         it.contributionIds = {(std::uint64_t(2) << 40) | 99, std::numeric_limits<std::uint64_t>::max()};
+        // Held for a slow owner (one- and two-byte varints), or the default left off.
+        it.windows = s == 5 ? 300 : s == 17 ? 2 : 1;
         g.shards.push_back(it);
     }
     out.push_back(g);
@@ -248,6 +250,7 @@ private Q_SLOTS:
                 QCOMPARE(a.checksum, b.checksum);
                 QCOMPARE(a.sequence, b.sequence);
                 QCOMPARE(a.contributionIds, b.contributionIds);
+                QCOMPARE(a.windows, b.windows);
                 QCOMPARE(a.baseVersion, b.baseVersion);
                 QCOMPARE(a.mergesSinceSync, b.mergesSinceSync);
                 QCOMPARE(a.syncInFlight, b.syncInFlight);

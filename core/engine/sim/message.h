@@ -69,6 +69,7 @@ struct ShardItem {
     std::uint64_t deltaFrom = 0;
     AdamState optimizer;         // Handoff only
     std::vector<std::uint64_t> contributionIds; // Gradients: the pushes merged into `data`
+    std::uint32_t windows = 1;   // Gradients: aggregation windows `data` is the mean of (held for a slow owner: more)
     // Handoff only: the rest of the owner's state for the shard.
     at::Tensor base;             // global copy the region last took from the center
     std::uint64_t baseVersion = 0;

@@ -68,11 +68,17 @@ std::vector<MergedGradient> GradientCache::flushExcept(const std::vector<bool> &
     std::vector<MergedGradient> out;
     for (std::size_t i = 0; i < m_slots.size(); ++i) {
         Slot &slot = m_slots[i];
-        if (slot.contributions == 0 || (i < hold.size() && hold[i]))
+        if (slot.contributions == 0)
             continue;
-        out.push_back({int(i), slot.sum.div_(double(slot.contributions)), slot.contributions, slot.baseVersion});
+        if (i < hold.size() && hold[i]) {
+            ++slot.windowsHeld;
+            continue;
+        }
+        out.push_back({int(i), slot.sum.div_(double(slot.contributions)), slot.contributions, slot.baseVersion,
+                       1 + slot.windowsHeld});
         slot.sum = at::Tensor();
         slot.contributions = 0;
+        slot.windowsHeld = 0;
     }
     return out;
 }

@@ -13,6 +13,10 @@ struct MergedGradient {
     at::Tensor mean;                 // flat, the mean of the accepted pushes
     int contributions = 0;
     std::uint64_t baseVersion = 0;   // oldest version any contribution was computed on
+    // Aggregation windows the mean spans: 1, or more when the shard was held
+    // back (flushExcept) while its owner was slow. The owner weighs and
+    // scales its step by it (linear scaling rule).
+    int windows = 1;
 };
 
 // An edge's local gradient cache (DESIGN.md §1 push_gradient): gradients for
@@ -48,6 +52,7 @@ private:
     struct Slot {
         at::Tensor sum;
         int contributions = 0;
+        int windowsHeld = 0; // windows closed while this slot was held back
         std::uint64_t baseVersion = 0;
         std::uint64_t cachedVersion = 0;
     };

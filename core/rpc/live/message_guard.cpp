@@ -9,6 +9,10 @@ using K = e::MessageKind;
 
 namespace {
 constexpr std::size_t kMaxContributionIds = 1u << 16;
+// Aggregation windows one gradient may claim to span: an edge holds a slow
+// owner's shards for at most a second (about 125 windows of 8 ms on the
+// default), so this only refuses nonsense; owners cap the weight further.
+constexpr std::uint32_t kMaxWindowsPerItem = 4096;
 
 bool fromCenter(K k) { return k == K::LeaseGrant || k == K::CenterValues || k == K::FullValues; }
 bool toCenter(K k) {
@@ -60,6 +64,9 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
         return "shard " + std::to_string(item.shard) + " carries no data";
     if (item.contributionIds.size() > kMaxContributionIds)
         return "too many contribution ids";
+    if (item.windows > kMaxWindowsPerItem)
+        return "shard " + std::to_string(item.shard) + " claims " + std::to_string(item.windows) +
+               " aggregation windows (at most " + std::to_string(kMaxWindowsPerItem) + ")";
     return "";
 }
 

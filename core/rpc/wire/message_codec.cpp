@@ -31,6 +31,8 @@ v1::ShardItem toProto(const e::ShardItem &s) {
     }
     for (auto id : s.contributionIds)
         out.add_contribution_ids(id);
+    if (s.windows > 1) // the common 1 stays off the wire
+        out.set_windows(s.windows);
     encodeIfDefined(s.base, &v1::ShardItem::mutable_base, out);
     out.set_base_version(s.baseVersion);
     encodeIfDefined(s.sentValues, &v1::ShardItem::mutable_sent_values, out);
@@ -65,6 +67,7 @@ e::ShardItem fromProto(const v1::ShardItem &s, const std::string &where) {
         out.optimizer.step = s.optimizer().step();
     }
     out.contributionIds.assign(s.contribution_ids().begin(), s.contribution_ids().end());
+    out.windows = std::max<std::uint32_t>(1, s.windows());
     if (s.has_base())
         out.base = decodeTensor(s.base(), where + ".base");
     out.baseVersion = s.base_version();

@@ -298,6 +298,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         ShardItem item;
         item.shard = g.shard;
         item.version = g.baseVersion;
+        item.windows = std::uint32_t(g.windows);
         // Lossy codecs keep what they left out per shard and send it with
         // the next window (error feedback); fp32 sends the mean as it is.
         setCoded(item.data, item.coding, m_gradientFeedback[g.shard].compress(g.mean, m_ctx.config->codecs.gradients));

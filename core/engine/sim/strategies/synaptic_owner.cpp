@@ -14,6 +14,8 @@ namespace {
 constexpr std::uint64_t kMaxVersionsBehind = 16;
 // An edge not heard for this many merges no longer holds up a merge.
 constexpr std::uint64_t kInactiveRounds = 3;
+// The most a merge's step may be scaled by the windows it holds.
+constexpr double kMaxStepScale = 4.0;
 } // namespace
 
 SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica)
@@ -93,9 +95,11 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, dou
 
     m_heardThisRound.insert(origin);
     m_lastHeardRound[origin] = m_round;
-    m_arrivedWindow[origin] = std::max(m_arrivedWindow[origin], m.round);
     if (m.last)
         m_finishedEdges.insert(origin);
+    else if (m.round > m_arrivedWindow[origin])
+        m_finishedEdges.erase(origin); // trains again (a revived edge): values after every merge again
+    m_arrivedWindow[origin] = std::max(m_arrivedWindow[origin], m.round);
 
     bool everyoneIn = true;
     for (const auto &[e, heard] : m_lastHeardRound) {
@@ -164,6 +168,7 @@ void SynapticOwner::merge(double now, Outbox &out) {
 void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out) {
     at::Tensor sum;
     std::vector<std::uint64_t> ids;
+    double windows = 0; // aggregation windows in this merge, over every accepted edge
     for (auto &p : s.pending) {
         const bool tooOld = s.version > p.item.version + kMaxVersionsBehind;
         const auto verdict = tooOld ? EpochGate::Verdict::Accepted : m_gate.check(p.edge, p.lease, p.sentAt);
@@ -173,23 +178,30 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         }
         if (!p.lease.validAt(p.sentAt))
             out.ledger(LedgerReport::Kind::AppliedUnderExpiredLease, 1); // the gate must make this impossible
-        sum = sum.defined() ? sum.add_(p.item.data) : p.item.data.clone();
+        // Each edge's mean weighs as many windows as it spans (a shard held
+        // for a slow owner carries several).
+        // Capped: one edge's claim cannot outweigh the whole region by much.
+        const double w = std::min(double(std::max<std::uint32_t>(1, p.item.windows)),
+                                  kMaxStepScale * double(regionEdges().size()));
+        sum = sum.defined() ? sum.add_(p.item.data, w) : p.item.data.mul(w);
+        windows += w;
         ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
     }
-    const std::size_t n = s.pending.size();
     s.pending.clear();
     if (!sum.defined())
         return;
-    (void)n;
-    sum.div_(double(ids.size()));
+    sum.div_(windows);
     AdamOptions adam;
     // The linear scaling rule: the configured rate is for the whole
     // region's batch; a merge with fewer windows (a straggler's late one, a
     // region half cut off, the last edge still training) steps in
     // proportion. Adam's step does not shrink with a noisier mean, so
     // without this one edge's batch would move the shard as far as eight.
-    const double share = double(ids.size()) / double(std::max<std::size_t>(1, regionEdges().size()));
-    adam.lr = m_ctx.config->learningRate * std::min(1.0, share);
+    // The other way too: a slow owner's merge of shards its region held
+    // back for five windows steps five times as far, once (up to
+    // kMaxStepScale times the rate, to keep Adam stable).
+    const double share = windows / double(std::max<std::size_t>(1, regionEdges().size()));
+    adam.lr = m_ctx.config->learningRate * std::min(kMaxStepScale, share);
     adamStep(s.values, sum, s.adam, adam);
     out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
     ++s.version;
@@ -243,7 +255,8 @@ void SynapticOwner::reportOwnerVersion(int shard, const Store &s, Outbox &out) c
     out.report(RouteReport{RouteReport::Kind::OwnerVersion, shard, m_region, m_edge, s.version, 0});
 }
 
-void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out, bool toFinished) {
+void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out,
+                               const std::vector<ShardItem> *toFinished) {
     if (updated.empty())
         return;
     for (int e : regionEdges()) {
@@ -251,13 +264,14 @@ void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &ou
         // region's values at center syncs only (enough to serve), not after
         // every merge of the edges still training (a straggler's tail
         // would otherwise send the whole region a copy per window).
-        if (!toFinished && m_finishedEdges.count(e))
+        const bool finished = m_finishedEdges.count(e) > 0;
+        if (finished && !toFinished)
             continue;
         Message v;
         v.kind = MessageKind::Values;
         v.to = ClusterShape::nodeOfEdge(e);
         v.round = m_mergedWindow[e];
-        v.shards = updated; // tensors are shared, never written after sending
+        v.shards = finished ? *toFinished : updated; // tensors are shared, never written after sending
         out.send(std::move(v));
     }
 }
@@ -294,6 +308,7 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
 
 void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
     std::vector<ShardItem> updated;
+    std::vector<ShardItem> whole;
     std::map<int, Message> forwards;
     for (auto &item : m.shards) {
         if (!owns(item.shard)) {
@@ -329,10 +344,13 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         ++s.version;
         reportOwnerVersion(item.shard, s, out);
         updated.push_back(valuesItem(item.shard, s));
+        // Edges that finished skipped the merges' value deltas: a delta
+        // would not apply to the copy they hold, so they get the whole copy.
+        whole.push_back(wholeValuesItem(item.shard, s));
     }
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
-    sendValues(updated, out, true);
+    sendValues(updated, out, &whole);
     if (m_finishing)
         maybeSync(now, true, out);
 }

@@ -14,9 +14,11 @@ namespace synaptic::engine {
 
 // The owner side of a synaptic edge (DESIGN.md §1 "owner"): for each shard it
 // owns in its region it merges the region's window gradients, applies Adam
-// with per-shard state, bumps the version and sends the new values to the
-// region; every N merges it sends the shard's delta to the center and folds
-// the center's new global copy back in. Moves a shard to another owner on
+// with per-shard state at a rate scaled by the windows the merge holds,
+// bumps the version and sends the new values to the region's edges still
+// training; every N merges it sends the shard's delta to the center and
+// folds the center's new global copy back in (sent to every edge, finished
+// ones included). Moves a shard to another owner on
 // command (fence, hand off values and optimizer state, forward late
 // gradients; the new owner announces itself to its region and the center).
 // Lives inside the edge node; engine thread only.
@@ -84,9 +86,10 @@ private:
 
     void merge(double now, Outbox &out);
     void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out);
-    // To the region's edges; to those that finished training only when
-    // `toFinished` (new global values after a center sync).
-    void sendValues(const std::vector<ShardItem> &updated, Outbox &out, bool toFinished = false);
+    // `updated` to the region's edges still training; `toFinished` (whole
+    // copies: after a center sync) to those that finished, if given.
+    void sendValues(const std::vector<ShardItem> &updated, Outbox &out,
+                    const std::vector<ShardItem> *toFinished = nullptr);
     void maybeSync(double now, bool force, Outbox &out);
     void reportOwnerVersion(int shard, const Store &s, Outbox &out) const;
     const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
