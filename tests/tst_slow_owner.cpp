@@ -24,6 +24,14 @@ class TestSlowOwner : public QObject {
     TensorSet m_train;
     TensorSet m_test;
 
+    // Runs `c` on the tiny test data, recording every event into `events`.
+    StrategyResult runRecorded(const ClusterConfig &c, SimOptions o, std::vector<SimEvent> &events) {
+        o.finalFullEvaluation = false;
+        o.observer = [&](const SimEvent &e) { events.push_back(e); };
+        Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
+        return sim.run();
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         at::set_num_threads(2);
@@ -41,11 +49,8 @@ private Q_SLOTS:
         SimOptions o;
         o.virtualSeconds = 4.0;
         o.linkReportSeconds = 1.0;
-        o.finalFullEvaluation = false;
         std::vector<SimEvent> events;
-        o.observer = [&](const SimEvent &e) { events.push_back(e); };
-        Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
-        const auto result = sim.run();
+        const auto result = runRecorded(c, o, events);
 
         // Gradient and value traffic between two fast edges measures how
         // many windows they close: eu's against us's, where every owner is fast.
@@ -80,11 +85,8 @@ private Q_SLOTS:
         SimOptions o;
         o.stepsPerEdge = 40;
         o.linkReportSeconds = 0.1;
-        o.finalFullEvaluation = false;
         std::vector<SimEvent> events;
-        o.observer = [&](const SimEvent &e) { events.push_back(e); };
-        Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
-        sim.run();
+        runRecorded(c, o, events);
 
         // Per report interval, what owner eu-0 (node 1) sent to eu-1 (node
         // 2, done training once the tail starts) and to eu-2 (node 3).

@@ -345,8 +345,10 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         reportOwnerVersion(item.shard, s, out);
         updated.push_back(valuesItem(item.shard, s));
         // Edges that finished skipped the merges' value deltas: a delta
-        // would not apply to the copy they hold, so they get the whole copy.
-        whole.push_back(wholeValuesItem(item.shard, s));
+        // would not apply to the copy they hold, so they get the whole copy
+        // (built only when there is such an edge).
+        if (!m_finishedEdges.empty())
+            whole.push_back(wholeValuesItem(item.shard, s));
     }
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
