@@ -8,6 +8,11 @@
 //       [--strategies a,b,...] [--codecs c,d,...] [--seeds N] [--seed FIRST]
 //       [--scenario default|straggler|noniid] [--target X]
 //       [--eval-every-samples N] [--threads N] [--plain-samples N] [--json FILE]
+//   synaptic-bench-strategies --from REPORT[,REPORT...] [--strategies ...] [--codecs ...] [--json FILE]
+//
+// --from runs nothing: it judges the runs stored in earlier reports together
+// (seeds run as separate processes, one per core), keeping those of the
+// strategies and codecs named, if any are.
 //
 // Codec points (strategies_bench/codec_point.h): fp32, fp16, int8, topk[:F],
 // mixed (fp16 inside regions, int8 to the center) or GRADIENTS/VALUES/CENTER.
@@ -17,6 +22,7 @@
 #include "strategies_bench/codec_point.h"
 #include "strategies_bench/goals.h"
 #include "strategies_bench/run_table.h"
+#include "strategies_bench/stored_runs.h"
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
@@ -30,6 +36,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +56,9 @@ struct Options {
     int plainRounds = 3; // before and after the strategies each
     std::string json;
     std::string commandLine;
+    std::vector<std::string> from; // stored reports to judge instead of running
+    bool strategiesGiven = false, codecsGiven = false;
+    std::vector<std::string> sourceCommands; // --from: the commands that made the stored runs
 };
 
 std::vector<std::string> splitList(const std::string &v) {
@@ -88,8 +99,9 @@ bool parse(int argc, char **argv, Options &o) {
             else if (a == "--threads") o.run.threads = std::stoi(v);
             else if (a == "--plain-samples") o.plainSamples = std::stoul(v);
             else if (a == "--json") o.json = v;
-            else if (a == "--strategies") o.run.strategies = splitList(v);
-            else if (a == "--codecs") o.codecs = splitList(v);
+            else if (a == "--strategies") o.run.strategies = splitList(v), o.strategiesGiven = true;
+            else if (a == "--codecs") o.codecs = splitList(v), o.codecsGiven = true;
+            else if (a == "--from") o.from = splitList(v);
             else if (a == "--scenario") {
                 if (v != "default" && v != "straggler" && v != "noniid") {
                     std::fprintf(stderr, "strategies: --scenario must be default, straggler or noniid, got '%s'\n", v.c_str());
@@ -155,6 +167,132 @@ double median(std::vector<double> v) {
 
 json nullable(const std::optional<double> &v) { return v ? json(*v) : json(nullptr); }
 
+// The seed means per cell, the goals on them and the report: the same for
+// fresh runs and for runs read back with --from.
+int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJson, const std::vector<double> &plain,
+          const std::map<std::string, std::pair<double, std::uint64_t>> &trainWall) {
+    std::set<std::uint64_t> seeds;
+    std::vector<std::string> codecs;
+    for (const auto &r : runs) {
+        seeds.insert(r.seed);
+        if (std::find(codecs.begin(), codecs.end(), r.codec) == codecs.end())
+            codecs.push_back(r.codec);
+    }
+    const auto cells = bench::summarize(runs);
+    std::string seedList;
+    for (const auto seed : seeds)
+        seedList += (seedList.empty() ? "" : ",") + std::to_string(seed);
+    std::printf("\n%s scenario, seed(s) %s, %llu steps per edge; means over seeds (accuracy min..max):\n",
+                o.scenario.c_str(), seedList.c_str(), (unsigned long long)o.run.stepsPerEdge);
+    std::printf("%-14s %-16s %8s %15s %11s %11s %11s %11s %12s\n", "strategy", "codec", "accuracy", "min..max",
+                "to target s", "center MB", "WAN MB", "total MB", "WAN MB@tgt");
+    json cellsJson = json::array();
+    for (const auto &c : cells) {
+        char tt[32] = "never", wt[32] = "never";
+        if (c.timeToTargetMean)
+            std::snprintf(tt, sizeof tt, "%.1f", *c.timeToTargetMean);
+        if (c.wanToTargetMean)
+            std::snprintf(wt, sizeof wt, "%.2f", *c.wanToTargetMean / 1e6);
+        std::printf("%-14s %-16s %8.4f %7.4f..%.4f %11s %11.3f %11.2f %11.2f %12s\n", c.strategy.c_str(),
+                    c.codec.c_str(), c.accuracyMean, c.accuracyMin, c.accuracyMax, tt, c.centerMean / 1e6,
+                    c.wanMean / 1e6, c.totalMean / 1e6, wt);
+        cellsJson.push_back({{"strategy", c.strategy}, {"codec", c.codec}, {"runs", c.runs},
+                             {"accuracy_mean", c.accuracyMean}, {"accuracy_min", c.accuracyMin},
+                             {"accuracy_max", c.accuracyMax}, {"accuracy_std", c.accuracyStd},
+                             {"time_to_target_s_mean", nullable(c.timeToTargetMean)},
+                             {"wan_bytes_to_target_mean", nullable(c.wanToTargetMean)},
+                             {"bytes_to_center_mean", c.centerMean}, {"wan_bytes_mean", c.wanMean},
+                             {"total_bytes_mean", c.totalMean}});
+    }
+
+    json perStrategy = json::object();
+    if (!plain.empty()) {
+        const double plainSps = median(plain);
+        std::printf("\nengine cost (training wall per sample at %s, evaluation excluded) against the plain loop "
+                    "(%.0f samples/s, median of %zu passes of %zu samples, before and after):\n",
+                    o.codecs.front().c_str(), plainSps, plain.size(), o.plainSamples);
+        for (const auto &[name, ws] : trainWall) {
+            const double perSample = ws.second ? ws.first / double(ws.second) : 0;
+            std::printf("  %-14s %8.1f us/sample  %.3fx the plain loop\n", name.c_str(), perSample * 1e6,
+                        perSample * plainSps);
+            perStrategy[name] = {{"wall_us_per_sample", perSample * 1e6}, {"ratio_to_plain_loop", perSample * plainSps}};
+        }
+    }
+
+    std::vector<std::string> skipped;
+    auto goals = bench::scenarioGoals(o.scenario, cells, skipped);
+    if (perStrategy.contains("synaptic"))
+        goals.push_back({"synaptic wall per sample / plain loop (issue 3)",
+                         perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>(), "<=", 1.15,
+                         perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>() <= 1.15});
+    bool allMet = true;
+    json goalsJson = json::array();
+    std::printf("\ngoals (issue 14, %s scenario, seed means):\n", o.scenario.c_str());
+    for (const auto &g : goals) {
+        allMet = allMet && g.met;
+        std::printf("  [%s] %-78s %10.3f %s %g\n", g.met ? "met" : "NOT MET", g.what.c_str(), g.value, g.op.c_str(), g.bound);
+        goalsJson.push_back({{"goal", g.what}, {"value", g.value}, {"op", g.op}, {"bound", g.bound}, {"met", g.met}});
+    }
+    for (const auto &s : skipped)
+        std::printf("  [skipped] %s\n", s.c_str());
+
+    if (!o.json.empty()) {
+        json report = {
+            {"config", o.run.configPath},
+            {"scenario", o.scenario},
+            {"seeds", seeds.size()},
+            {"first_seed", seeds.empty() ? o.firstSeed : *seeds.begin()},
+            {"steps_per_edge", o.run.stepsPerEdge},
+            {"target_accuracy", o.run.targetAccuracy},
+            {"eval_every_samples", o.run.evalEverySamples},
+            {"codecs", codecs},
+            {"threads", o.from.empty() ? json(at::get_num_threads()) : json(nullptr)},
+            {"runs", runsJson},
+            {"cells", cellsJson},
+            {"goals", goalsJson},
+            {"skipped_goals", skipped},
+            {"benchmark", {{"command", o.commandLine},
+                           {"plain_loop_samples_per_second", plain.empty() ? json(nullptr) : json(median(plain))},
+                           {"plain_loop_runs", plain},
+                           {"engine_cost", perStrategy}}},
+        };
+        if (!o.from.empty())
+            report["benchmark"]["merged_from"] = {{"reports", o.from}, {"commands", o.sourceCommands}};
+        engine::writeFileAtomically(o.json, report.dump(1) + "\n");
+        std::printf("\nreport written to %s\n", o.json.c_str());
+    }
+    std::printf("reproduce: %s\n", o.commandLine.c_str());
+    return allMet ? 0 : 3;
+}
+
+// --from: the runs of earlier reports, judged together.
+int judgeStored(Options o) {
+    auto stored = bench::loadStoredRuns(o.from);
+    std::vector<bench::BenchRun> runs;
+    json runsJson = json::array();
+    auto kept = [](const std::vector<std::string> &list, const std::string &name) {
+        return std::find(list.begin(), list.end(), name) != list.end();
+    };
+    for (std::size_t i = 0; i < stored.runs.size(); ++i) {
+        const auto &r = stored.runs[i];
+        if ((o.strategiesGiven && !kept(o.run.strategies, r.strategy)) || (o.codecsGiven && !kept(o.codecs, r.codec)))
+            continue;
+        runs.push_back(r);
+        runsJson.push_back(stored.runsJson[i]);
+    }
+    if (runs.empty()) {
+        std::fprintf(stderr, "strategies: --from: no stored run matches --strategies and --codecs\n");
+        return 2;
+    }
+    o.scenario = stored.scenario;
+    o.run.configPath = stored.config;
+    o.run.stepsPerEdge = stored.stepsPerEdge;
+    o.run.targetAccuracy = stored.targetAccuracy;
+    o.run.evalEverySamples = stored.evalEverySamples;
+    o.sourceCommands = stored.commands;
+    return judge(o, runs, std::move(runsJson), {}, {});
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -162,6 +300,8 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, o))
         return 2;
     try {
+        if (!o.from.empty())
+            return judgeStored(o);
         const auto config = engine::loadClusterConfig(o.run.configPath);
         at::set_num_threads(engine::resolveThreadCount(o.run.threads));
         std::vector<double> plain;
@@ -229,86 +369,7 @@ int main(int argc, char **argv) {
         }
         measurePlain();
 
-        const auto cells = bench::summarize(runs);
-        std::printf("\n%s scenario, %d seed(s) from %llu, %llu steps per edge; means over seeds (accuracy min..max):\n",
-                    o.scenario.c_str(), o.seeds, (unsigned long long)o.firstSeed, (unsigned long long)o.run.stepsPerEdge);
-        std::printf("%-14s %-16s %8s %15s %11s %11s %11s %11s %12s\n", "strategy", "codec", "accuracy", "min..max",
-                    "to target s", "center MB", "WAN MB", "total MB", "WAN MB@tgt");
-        json cellsJson = json::array();
-        for (const auto &c : cells) {
-            char tt[32] = "never", wt[32] = "never";
-            if (c.timeToTargetMean)
-                std::snprintf(tt, sizeof tt, "%.1f", *c.timeToTargetMean);
-            if (c.wanToTargetMean)
-                std::snprintf(wt, sizeof wt, "%.2f", *c.wanToTargetMean / 1e6);
-            std::printf("%-14s %-16s %8.4f %7.4f..%.4f %11s %11.3f %11.2f %11.2f %12s\n", c.strategy.c_str(),
-                        c.codec.c_str(), c.accuracyMean, c.accuracyMin, c.accuracyMax, tt, c.centerMean / 1e6,
-                        c.wanMean / 1e6, c.totalMean / 1e6, wt);
-            cellsJson.push_back({{"strategy", c.strategy}, {"codec", c.codec}, {"runs", c.runs},
-                                 {"accuracy_mean", c.accuracyMean}, {"accuracy_min", c.accuracyMin},
-                                 {"accuracy_max", c.accuracyMax}, {"accuracy_std", c.accuracyStd},
-                                 {"time_to_target_s_mean", nullable(c.timeToTargetMean)},
-                                 {"wan_bytes_to_target_mean", nullable(c.wanToTargetMean)},
-                                 {"bytes_to_center_mean", c.centerMean}, {"wan_bytes_mean", c.wanMean},
-                                 {"total_bytes_mean", c.totalMean}});
-        }
-
-        json perStrategy = json::object();
-        if (!plain.empty()) {
-            const double plainSps = median(plain);
-            std::printf("\nengine cost (training wall per sample at %s, evaluation excluded) against the plain loop "
-                        "(%.0f samples/s, median of %zu passes of %zu samples, before and after):\n",
-                        o.codecs.front().c_str(), plainSps, plain.size(), o.plainSamples);
-            for (const auto &[name, ws] : trainWall) {
-                const double perSample = ws.second ? ws.first / double(ws.second) : 0;
-                std::printf("  %-14s %8.1f us/sample  %.3fx the plain loop\n", name.c_str(), perSample * 1e6,
-                            perSample * plainSps);
-                perStrategy[name] = {{"wall_us_per_sample", perSample * 1e6}, {"ratio_to_plain_loop", perSample * plainSps}};
-            }
-        }
-
-        std::vector<std::string> skipped;
-        auto goals = bench::scenarioGoals(o.scenario, cells, skipped);
-        if (perStrategy.contains("synaptic"))
-            goals.push_back({"synaptic wall per sample / plain loop (issue 3)",
-                             perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>(), "<=", 1.15,
-                             perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>() <= 1.15});
-        bool allMet = true;
-        json goalsJson = json::array();
-        std::printf("\ngoals (issue 14, %s scenario, seed means):\n", o.scenario.c_str());
-        for (const auto &g : goals) {
-            allMet = allMet && g.met;
-            std::printf("  [%s] %-78s %10.3f %s %g\n", g.met ? "met" : "NOT MET", g.what.c_str(), g.value, g.op.c_str(), g.bound);
-            goalsJson.push_back({{"goal", g.what}, {"value", g.value}, {"op", g.op}, {"bound", g.bound}, {"met", g.met}});
-        }
-        for (const auto &s : skipped)
-            std::printf("  [skipped] %s\n", s.c_str());
-
-        if (!o.json.empty()) {
-            json report = {
-                {"config", o.run.configPath},
-                {"scenario", o.scenario},
-                {"seeds", o.seeds},
-                {"first_seed", o.firstSeed},
-                {"steps_per_edge", o.run.stepsPerEdge},
-                {"target_accuracy", o.run.targetAccuracy},
-                {"eval_every_samples", o.run.evalEverySamples},
-                {"codecs", o.codecs},
-                {"threads", at::get_num_threads()},
-                {"runs", runsJson},
-                {"cells", cellsJson},
-                {"goals", goalsJson},
-                {"skipped_goals", skipped},
-                {"benchmark", {{"command", o.commandLine},
-                               {"plain_loop_samples_per_second", plain.empty() ? json(nullptr) : json(median(plain))},
-                               {"plain_loop_runs", plain},
-                               {"engine_cost", perStrategy}}},
-            };
-            engine::writeFileAtomically(o.json, report.dump(1) + "\n");
-            std::printf("\nreport written to %s\n", o.json.c_str());
-        }
-        std::printf("reproduce: %s\n", o.commandLine.c_str());
-        return allMet ? 0 : 3;
+        return judge(o, runs, std::move(runsJson), plain, trainWall);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "strategies: %s\n", e.what());
         return 1;
