@@ -398,6 +398,32 @@ private Q_SLOTS:
             QCOMPARE(r.bytesToCenter, std::uint64_t(0));
     }
 
+    // The last evaluation by samples comes at the last step, but gradients
+    // and syncs still in flight change the model after it: the curve must
+    // end with the model the run left (which the final accuracy measures),
+    // not with the one of the last step.
+    void curveEndsWithTheModelTheRunLeft_data() {
+        QTest::addColumn<QString>("strategy");
+        for (const char *s : {"synaptic", "param_server", "hier_diloco"})
+            QTest::newRow(s) << s;
+    }
+    void curveEndsWithTheModelTheRunLeft() {
+        QFETCH(QString, strategy);
+        ClusterConfig c = m_tiny;
+        c.strategy = strategy.toStdString();
+        c.knobs.dilocoLocalSteps = 4;
+        auto o = steps(10);
+        o.evalEverySamples = 960; // 6 edges x 32 samples x 10 steps: the last point falls on the last step
+        const auto r = run(c, o).result;
+        QCOMPARE(r.samples, std::uint64_t(1920));
+        QVERIFY(r.curve.size() >= 3);
+        const auto &atLastStep = r.curve[r.curve.size() - 2];
+        QCOMPARE(atLastStep.samples, r.samples);
+        QVERIFY2(atLastStep.virtualSeconds < r.virtualSeconds, "nothing was in flight after the last step");
+        QCOMPARE(r.curve.back().virtualSeconds, r.virtualSeconds);
+        QCOMPARE(r.finalAccuracy, r.curve.back().accuracy);
+    }
+
     void killedEdgeIsRoutedAroundAndRejoins() {
         using K = SimCommand::Kind;
         SimOptions o;
