@@ -59,7 +59,9 @@ QChart *newChart(const QString &title) {
     titleFont.setPointSizeF(13);
     titleFont.setBold(true);
     chart->setTitleFont(titleFont);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // On the right, one entry per line: at the bottom, seven strategy and
+    // codec names share one row and Qt elides them to "param_...".
+    chart->legend()->setAlignment(Qt::AlignRight);
     // Shows the dashed target line as a dashed line, not as a filled box.
     chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     return chart;
