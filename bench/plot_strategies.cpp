@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 
 #include <cstdio>
 
@@ -94,20 +95,24 @@ Report readReport(const QJsonDocument &doc) {
     report.targetAccuracy = number(root, {}, "target_accuracy");
     if (root.contains("runs")) {
         // bench/strategies since issue 14: one curve per strategy and codec
-        // point, from the first seed's runs (the others differ by noise).
+        // point, from that cell's lowest seed (the others differ by noise;
+        // a report merged with --from may list its runs in any order).
         const QJsonArray runs = array(root, {}, "runs");
-        double firstSeed = -1;
+        QMap<QString, std::pair<double, qsizetype>> lowest; // cell -> seed, index in report.curves
         for (qsizetype i = 0; i < runs.size(); ++i) {
             const QString at = QString("runs[%1]").arg(i);
             const QJsonObject run = element(runs, i, at);
             const double seed = number(run, at, "seed");
-            if (firstSeed < 0)
-                firstSeed = seed;
-            if (seed != firstSeed)
-                continue;
             StrategyCurve curve = readStrategy(run, at);
             curve.name += " " + expect(run.value("codec"), join(at, "codec"), QJsonValue::String).toString();
-            report.curves.append(curve);
+            const auto known = lowest.find(curve.name);
+            if (known == lowest.end()) {
+                lowest.insert(curve.name, {seed, report.curves.size()});
+                report.curves.append(curve);
+            } else if (seed < known->first) {
+                report.curves[known->second] = curve;
+                known->first = seed;
+            }
         }
     } else {
         const QJsonArray strategies = array(root, {}, "strategies");

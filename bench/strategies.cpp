@@ -16,8 +16,9 @@
 //
 // Codec points (strategies_bench/codec_point.h): fp32, fp16, int8, topk[:F],
 // mixed (fp16 inside regions, int8 to the center) or GRADIENTS/VALUES/CENTER.
-// Exit status: 0 every checked goal met; 3 a goal missed; 1 a run failed;
-// 2 bad arguments. scripts/bench-strategies runs it and plots the report.
+// Exit status: 0 every checked goal met; 3 a goal missed; 1 a run failed,
+// or (--from) a report cannot be read or disagrees with the first; 2 bad
+// arguments, or no stored run matches --strategies and --codecs. scripts/bench-strategies runs it and plots the report.
 #include "plain_loop.h"
 #include "strategies_bench/codec_point.h"
 #include "strategies_bench/goals.h"
@@ -58,7 +59,8 @@ struct Options {
     std::string commandLine;
     std::vector<std::string> from; // stored reports to judge instead of running
     bool strategiesGiven = false, codecsGiven = false;
-    std::vector<std::string> sourceCommands; // --from: the commands that made the stored runs
+    nlohmann::json sourceCommands; // --from: the commands that made the stored runs
+    std::vector<std::string> given; // every option on the command line
 };
 
 std::vector<std::string> splitList(const std::string &v) {
@@ -89,6 +91,7 @@ bool parse(int argc, char **argv, Options &o) {
             return false;
         }
         const std::string v = argv[++i];
+        o.given.push_back(a);
         try {
             if (a == "--config") o.run.configPath = v;
             else if (a == "--steps") o.run.stepsPerEdge = std::stoull(v);
@@ -117,6 +120,14 @@ bool parse(int argc, char **argv, Options &o) {
             return false;
         }
     }
+    if (!o.from.empty())
+        for (const auto &a : o.given)
+            if (a != "--from" && a != "--strategies" && a != "--codecs" && a != "--json") {
+                // The stored runs were made with their own settings; one given
+                // here would be ignored, not applied.
+                std::fprintf(stderr, "strategies: --from takes only --strategies, --codecs and --json, not %s\n", a.c_str());
+                return false;
+            }
     for (const auto &s : o.run.strategies)
         if (std::find(engine::kStrategies.begin(), engine::kStrategies.end(), s) == engine::kStrategies.end()) {
             std::fprintf(stderr, "strategies: unknown strategy '%s'\n", s.c_str());
@@ -179,13 +190,25 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
             codecs.push_back(r.codec);
     }
     const auto cells = bench::summarize(runs);
+    // Seeds per cell: a merge (--from) may hold cells over different seeds,
+    // whose means the goals then compare; said here, not hidden.
+    std::map<std::pair<std::string, std::string>, std::vector<std::uint64_t>> cellSeeds;
+    for (const auto &r : runs)
+        cellSeeds[{r.strategy, r.codec}].push_back(r.seed);
+    for (auto &[cell, list] : cellSeeds)
+        std::sort(list.begin(), list.end());
+    bool uneven = false;
+    for (const auto &[cell, list] : cellSeeds)
+        uneven = uneven || list != cellSeeds.begin()->second;
     std::string seedList;
     for (const auto seed : seeds)
         seedList += (seedList.empty() ? "" : ",") + std::to_string(seed);
     std::printf("\n%s scenario, seed(s) %s, %llu steps per edge; means over seeds (accuracy min..max):\n",
                 o.scenario.c_str(), seedList.c_str(), (unsigned long long)o.run.stepsPerEdge);
-    std::printf("%-14s %-16s %8s %15s %11s %11s %11s %11s %12s\n", "strategy", "codec", "accuracy", "min..max",
-                "to target s", "center MB", "WAN MB", "total MB", "WAN MB@tgt");
+    if (uneven)
+        std::printf("note: the cells ran over different seeds (column 'seeds'); their means are compared as they are\n");
+    std::printf("%-14s %-16s %-6s %8s %15s %11s %11s %11s %11s %12s\n", "strategy", "codec", "seeds", "accuracy",
+                "min..max", "to target s", "center MB", "WAN MB", "total MB", "WAN MB@tgt");
     json cellsJson = json::array();
     for (const auto &c : cells) {
         char tt[32] = "never", wt[32] = "never";
@@ -193,10 +216,14 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
             std::snprintf(tt, sizeof tt, "%.1f", *c.timeToTargetMean);
         if (c.wanToTargetMean)
             std::snprintf(wt, sizeof wt, "%.2f", *c.wanToTargetMean / 1e6);
-        std::printf("%-14s %-16s %8.4f %7.4f..%.4f %11s %11.3f %11.2f %11.2f %12s\n", c.strategy.c_str(),
-                    c.codec.c_str(), c.accuracyMean, c.accuracyMin, c.accuracyMax, tt, c.centerMean / 1e6,
+        const auto &seedsOfCell = cellSeeds[{c.strategy, c.codec}];
+        std::string seedText;
+        for (const auto seed : seedsOfCell)
+            seedText += (seedText.empty() ? "" : ",") + std::to_string(seed);
+        std::printf("%-14s %-16s %-6s %8.4f %7.4f..%.4f %11s %11.3f %11.2f %11.2f %12s\n", c.strategy.c_str(),
+                    c.codec.c_str(), seedText.c_str(), c.accuracyMean, c.accuracyMin, c.accuracyMax, tt, c.centerMean / 1e6,
                     c.wanMean / 1e6, c.totalMean / 1e6, wt);
-        cellsJson.push_back({{"strategy", c.strategy}, {"codec", c.codec}, {"runs", c.runs},
+        cellsJson.push_back({{"strategy", c.strategy}, {"codec", c.codec}, {"runs", c.runs}, {"seeds", seedsOfCell},
                              {"accuracy_mean", c.accuracyMean}, {"accuracy_min", c.accuracyMin},
                              {"accuracy_max", c.accuracyMax}, {"accuracy_std", c.accuracyStd},
                              {"time_to_target_s_mean", nullable(c.timeToTargetMean)},
@@ -221,6 +248,9 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
 
     std::vector<std::string> skipped;
     auto goals = bench::scenarioGoals(o.scenario, cells, skipped);
+    const bool synapticRan = std::any_of(runs.begin(), runs.end(), [](const auto &r) { return r.strategy == "synaptic"; });
+    if (!perStrategy.contains("synaptic") && synapticRan)
+        skipped.push_back("synaptic wall per sample / plain loop (issue 3): no plain-loop measurement in this run");
     if (perStrategy.contains("synaptic"))
         goals.push_back({"synaptic wall per sample / plain loop (issue 3)",
                          perStrategy["synaptic"]["ratio_to_plain_loop"].get<double>(), "<=", 1.15,
@@ -242,6 +272,7 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
             {"scenario", o.scenario},
             {"seeds", seeds.size()},
             {"first_seed", seeds.empty() ? o.firstSeed : *seeds.begin()},
+            {"seed_list", seeds},
             {"steps_per_edge", o.run.stepsPerEdge},
             {"target_accuracy", o.run.targetAccuracy},
             {"eval_every_samples", o.run.evalEverySamples},
@@ -281,7 +312,8 @@ int judgeStored(Options o) {
         runsJson.push_back(stored.runsJson[i]);
     }
     if (runs.empty()) {
-        std::fprintf(stderr, "strategies: --from: no stored run matches --strategies and --codecs\n");
+        std::fprintf(stderr, "strategies: --from: %s\n", stored.runs.empty() ? "the reports hold no runs"
+                                                                              : "no stored run matches --strategies and --codecs");
         return 2;
     }
     o.scenario = stored.scenario;

@@ -1,7 +1,9 @@
 #include "stored_runs.h"
 
 #include <fstream>
-#include <set>
+#include <iomanip>
+#include <map>
+#include <type_traits>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
@@ -29,6 +31,14 @@ double number(const std::string &path, const json &object, const std::string &at
     return v.get<double>();
 }
 
+// Seeds, steps and byte counts: whole and not negative.
+std::uint64_t count(const std::string &path, const json &object, const std::string &at, const char *name) {
+    const auto &v = field(path, object, at, name);
+    if (!v.is_number_unsigned())
+        fail(path, at + "." + name + " is not a whole number >= 0");
+    return v.get<std::uint64_t>();
+}
+
 std::string text(const std::string &path, const json &object, const std::string &at, const char *name) {
     const auto &v = field(path, object, at, name);
     if (!v.is_string())
@@ -40,8 +50,8 @@ template <typename T> std::optional<T> nullableNumber(const std::string &path, c
     const auto &v = field(path, object, at, name);
     if (v.is_null())
         return std::nullopt;
-    if (!v.is_number())
-        fail(path, at + "." + name + " is neither a number nor null");
+    if (std::is_integral_v<T> ? !v.is_number_unsigned() : !v.is_number())
+        fail(path, at + "." + name + (std::is_integral_v<T> ? " is neither a whole number >= 0 nor null" : " is neither a number nor null"));
     return v.get<T>();
 }
 
@@ -61,7 +71,8 @@ json readJson(const std::string &path) {
 template <typename T> void agree(const std::string &path, const char *name, const T &mine, const T &first, const std::string &firstPath) {
     if (!(mine == first)) {
         std::ostringstream s;
-        s << name << " is " << mine << ", but " << first << " in " << firstPath << ": runs of different setups are not averaged";
+        s << std::setprecision(17) << name << " is '" << mine << "', but '" << first << "' in " << firstPath
+          << ": runs of different setups are not averaged";
         fail(path, s.str());
     }
 }
@@ -70,15 +81,15 @@ template <typename T> void agree(const std::string &path, const char *name, cons
 
 StoredRuns loadStoredRuns(const std::vector<std::string> &paths) {
     StoredRuns out;
-    std::set<std::tuple<std::string, std::string, std::uint64_t>> seen;
+    std::map<std::tuple<std::string, std::string, std::uint64_t>, std::string> seen; // run -> where it was read
     for (std::size_t f = 0; f < paths.size(); ++f) {
         const auto &path = paths[f];
         const json report = readJson(path);
         const std::string scenario = text(path, report, "report", "scenario");
         const std::string config = text(path, report, "report", "config");
-        const auto steps = (unsigned long long)number(path, report, "report", "steps_per_edge");
+        const auto steps = (unsigned long long)count(path, report, "report", "steps_per_edge");
         const double target = number(path, report, "report", "target_accuracy");
-        const auto evalEvery = (unsigned long long)number(path, report, "report", "eval_every_samples");
+        const auto evalEvery = (unsigned long long)count(path, report, "report", "eval_every_samples");
         if (f == 0) {
             out.scenario = scenario;
             out.config = config;
@@ -92,8 +103,10 @@ StoredRuns loadStoredRuns(const std::vector<std::string> &paths) {
             agree(path, "target_accuracy", target, out.targetAccuracy, paths[0]);
             agree(path, "eval_every_samples", evalEvery, out.evalEverySamples, paths[0]);
         }
-        if (report.contains("benchmark") && report["benchmark"].contains("command") && report["benchmark"]["command"].is_string())
-            out.commands.push_back(report["benchmark"]["command"].get<std::string>());
+        // One entry per report, in order (null when a report does not say).
+        const bool said = report.contains("benchmark") && report["benchmark"].is_object() &&
+                          report["benchmark"].contains("command") && report["benchmark"]["command"].is_string();
+        out.commands.push_back(said ? report["benchmark"]["command"] : json(nullptr));
         const auto &runs = field(path, report, "report", "runs");
         if (!runs.is_array())
             fail(path, "report.runs is not an array");
@@ -104,18 +117,22 @@ StoredRuns loadStoredRuns(const std::vector<std::string> &paths) {
             b.strategy = text(path, r, at, "strategy");
             b.codec = text(path, r, at, "codec");
             b.scenario = scenario;
-            b.seed = std::uint64_t(number(path, r, at, "seed"));
+            b.seed = count(path, r, at, "seed");
             b.finalAccuracy = number(path, r, at, "final_accuracy");
             b.timeToTarget = nullableNumber<double>(path, r, at, "time_to_target_s");
             b.wanToTarget = nullableNumber<std::uint64_t>(path, r, at, "wan_bytes_to_target");
-            b.bytesToCenter = std::uint64_t(number(path, r, at, "bytes_to_center"));
-            b.wanBytes = std::uint64_t(number(path, r, at, "wan_bytes"));
-            b.totalBytes = std::uint64_t(number(path, r, at, "total_bytes"));
+            b.bytesToCenter = count(path, r, at, "bytes_to_center");
+            b.wanBytes = count(path, r, at, "wan_bytes");
+            b.totalBytes = count(path, r, at, "total_bytes");
             b.virtualSeconds = number(path, r, at, "virtual_seconds");
             b.wallSeconds = number(path, r, at, "wall_seconds");
-            if (!seen.insert({b.strategy, b.codec, b.seed}).second)
+            if (!field(path, r, at, "curve").is_array())
+                fail(path, at + ".curve is not an array");
+            const std::string where = path + " " + at;
+            const auto [first, fresh] = seen.emplace(std::tuple{b.strategy, b.codec, b.seed}, where);
+            if (!fresh)
                 fail(path, at + " repeats " + b.strategy + " at " + b.codec + " seed " + std::to_string(b.seed) +
-                               ", which an earlier report holds");
+                               ", already read from " + first->second);
             out.runs.push_back(b);
             out.runsJson.push_back(r);
         }

@@ -18,7 +18,7 @@ struct StoredRuns {
     std::string scenario, config;
     unsigned long long stepsPerEdge = 0, evalEverySamples = 0;
     double targetAccuracy = 0;
-    std::vector<std::string> commands; // how each report was made
+    nlohmann::json commands = nlohmann::json::array(); // how each report was made (null: not said)
 };
 
 // Reads every report in `paths`. Throws std::runtime_error naming the file

@@ -347,11 +347,13 @@ StrategyResult Simulation::run() {
         impl.loop.runUntil(budget); // the budget ran out between two events: the clock ends at it
     impl.reportLinkBytes(impl.loop.now() - impl.lastLinkReport); // the last, partial interval
     // The last point of the curve is the model as the run left it: also
-    // when no sample was trained since the point before, as messages in
-    // flight (the last gradients, a final sync) still change the model
-    // after the last step. Under label skew those last updates, from the
-    // edges that finish last, moved param_server's final accuracy 4.5 pp
-    // below the point taken at the last step.
+    // when no sample was trained since the point before, whenever the clock
+    // moved on (messages in flight, the last gradients and a final sync,
+    // still change the model after the last step; a quiet tail of timers
+    // may only move the clock). Under label skew those last updates, from
+    // the edges that finish last, put param_server's final accuracy 4.5 pp
+    // below the point taken at its last step (issue 14's non-IID runs).
+    // Such a point has no training loss (NaN): nothing trained since.
     if (impl.result.curve.empty() || impl.result.curve.back().samples != world.samplesTrained ||
         impl.result.curve.back().virtualSeconds < impl.loop.now())
         impl.evaluateNow(false);
