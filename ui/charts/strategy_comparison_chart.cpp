@@ -28,10 +28,12 @@ constexpr int kTitleHeight = 50;
 constexpr int kMarkerMaxPoints = 40;
 constexpr double kBytesPerMegabyte = 1e6;
 
-// Distinct on white and for the common colour-vision deficiencies (Okabe-Ito).
+// Distinct on white and for the common colour-vision deficiencies: the
+// Okabe-Ito eight, then two of Paul Tol's for a ninth and tenth series.
 const QColor kPalette[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
                            QColor(0xcc, 0x79, 0xa7), QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9),
-                           QColor(0x00, 0x00, 0x00)};
+                           QColor(0x00, 0x00, 0x00), QColor(0xf0, 0xe4, 0x42), QColor(0x88, 0x22, 0x55),
+                           QColor(0x99, 0x99, 0x33)};
 
 struct Range {
     double min = std::numeric_limits<double>::infinity();
