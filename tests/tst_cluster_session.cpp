@@ -93,7 +93,11 @@ private Q_SLOTS:
         session.resume();
         QTRY_VERIFY_WITH_TIMEOUT(events > held, 10000);
         session.stop();
-        QTRY_VERIFY_WITH_TIMEOUT(session.state() == ClusterSession::State::Finished, 30000);
+        // A stop still ends the run properly: the step in flight, the last
+        // curve point (the model as the run left it) and the evaluation on
+        // the whole test set. 30 s was passed by 2.9 s on this 2-core VM
+        // while other tests ran.
+        QTRY_VERIFY_WITH_TIMEOUT(session.state() == ClusterSession::State::Finished, 60000);
     }
 };
 
