@@ -60,6 +60,21 @@ class TestSimulation : public QObject {
         return o;
     }
 
+    // A data row per strategy, for the tests that run the same checks on each.
+    static void strategyRows(std::initializer_list<const char *> strategies) {
+        QTest::addColumn<QString>("strategy");
+        for (const char *s : strategies)
+            QTest::newRow(s) << s;
+    }
+
+    // The tiny config under the row's strategy, diloco's outer step every k steps.
+    ClusterConfig tinyWith(const QString &strategy, int dilocoLocalSteps) const {
+        ClusterConfig c = m_tiny;
+        c.strategy = strategy.toStdString();
+        c.knobs.dilocoLocalSteps = dilocoLocalSteps;
+        return c;
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         at::set_num_threads(2);
@@ -70,16 +85,10 @@ private Q_SLOTS:
         m_tiny = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
     }
 
-    void sameSeedSameEventStream_data() {
-        QTest::addColumn<QString>("strategy");
-        for (const char *s : {"synaptic", "param_server", "allreduce", "diloco", "gossip"})
-            QTest::newRow(s) << s;
-    }
+    void sameSeedSameEventStream_data() { strategyRows({"synaptic", "param_server", "allreduce", "diloco", "gossip"}); }
     void sameSeedSameEventStream() {
         QFETCH(QString, strategy);
-        ClusterConfig c = m_tiny;
-        c.strategy = strategy.toStdString();
-        c.knobs.dilocoLocalSteps = 4;
+        ClusterConfig c = tinyWith(strategy, 4);
         const auto a = run(c, steps(8)).result;
         const auto b = run(c, steps(8)).result;
         QVERIFY(a.events > 10);
@@ -381,15 +390,11 @@ private Q_SLOTS:
     }
 
     void baselinesLearn_data() {
-        QTest::addColumn<QString>("strategy");
-        for (const char *s : {"synaptic", "param_server", "allreduce", "diloco", "gossip", "hier_allreduce", "hier_diloco"})
-            QTest::newRow(s) << s;
+        strategyRows({"synaptic", "param_server", "allreduce", "diloco", "gossip", "hier_allreduce", "hier_diloco"});
     }
     void baselinesLearn() {
         QFETCH(QString, strategy);
-        ClusterConfig c = m_tiny;
-        c.strategy = strategy.toStdString();
-        c.knobs.dilocoLocalSteps = 8;
+        const ClusterConfig c = tinyWith(strategy, 8);
         const auto r = run(c, steps(40)).result;
         QVERIFY(r.curve.size() >= 2);
         QCOMPARE(r.curve.front().accuracy < 0.3, true);
@@ -402,16 +407,10 @@ private Q_SLOTS:
     // and syncs still in flight change the model after it: the curve must
     // end with the model the run left (which the final accuracy measures),
     // not with the one of the last step.
-    void curveEndsWithTheModelTheRunLeft_data() {
-        QTest::addColumn<QString>("strategy");
-        for (const char *s : {"synaptic", "param_server", "hier_diloco"})
-            QTest::newRow(s) << s;
-    }
+    void curveEndsWithTheModelTheRunLeft_data() { strategyRows({"synaptic", "param_server", "hier_diloco"}); }
     void curveEndsWithTheModelTheRunLeft() {
         QFETCH(QString, strategy);
-        ClusterConfig c = m_tiny;
-        c.strategy = strategy.toStdString();
-        c.knobs.dilocoLocalSteps = 4;
+        const ClusterConfig c = tinyWith(strategy, 4);
         auto o = steps(10);
         o.evalEverySamples = 960; // 6 edges x 32 samples x 10 steps: the last point falls on the last step
         const auto r = run(c, o).result;
