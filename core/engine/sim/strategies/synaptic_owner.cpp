@@ -346,9 +346,11 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         updated.push_back(valuesItem(item.shard, s));
         // Edges that finished skipped the merges' value deltas: a delta
         // would not apply to the copy they hold, so they get the whole copy
-        // (built only when there is such an edge).
+        // (built only when there is such an edge; at fp32 the item just
+        // built is that copy already).
         if (!m_finishedEdges.empty())
-            whole.push_back(wholeValuesItem(item.shard, s));
+            whole.push_back(m_ctx.config->codecs.values.codec == Codec::Fp32 ? updated.back()
+                                                                            : wholeValuesItem(item.shard, s));
     }
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
