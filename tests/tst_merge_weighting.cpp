@@ -2,9 +2,10 @@
 // an owner steps in proportion to the share of its region's windows a merge
 // holds (the linear scaling rule), so the last edge still training cannot
 // move a shard as far as the whole region, and shards held back for a slow
-// owner count every window they span (up to four times the rate); and the center evaluates with
-// the batch-norm statistics of the regions still moving the global model,
-// not with those of regions that finished long ago.
+// owner count every window they span (up to four times the rate); a region
+// that trains alone moves the global model by its share of the regions the
+// center still hears from; and the center evaluates with the batch-norm
+// statistics of those regions, not with those of regions that are gone.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
@@ -122,6 +123,62 @@ private Q_SLOTS:
         QVERIFY(at::equal(moved.sign().masked_select(differ), (-weighted.sign()).masked_select(differ)));
     }
 
+    // How far one merge moves the center's first shard when only eu sends a
+    // delta, us's edges having heartbeat at `usHeardAt` (never when < 0).
+    // Leases last 10 s; the delta arrives at 20 s and merges at its deadline.
+    double loneRegionStep(double usHeardAt) {
+        auto config = m_config;
+        config.knobs.leaseSeconds = 10;
+        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        SynapticCenter center(world->context(0));
+        const at::Tensor before = center.globalValues().clone();
+        const auto size = world->plan().shards[0].parameters;
+        Outbox out;
+        auto heartbeat = [&](int edge, double at) {
+            Message hb;
+            hb.kind = MessageKind::Heartbeat;
+            hb.from = SimWorld::nodeOfEdge(edge);
+            center.onMessage(at, std::move(hb), out);
+        };
+        for (int edge = 0; edge < 3; ++edge) // eu, still serving: heard at 15 s
+            heartbeat(edge, 15.0);
+        if (usHeardAt >= 0)
+            for (int edge = 3; edge < 6; ++edge)
+                heartbeat(edge, usHeardAt);
+        Message delta;
+        delta.kind = MessageKind::CenterDelta;
+        delta.from = SimWorld::nodeOfEdge(0);
+        ShardItem item;
+        item.shard = 0;
+        item.version = 0;
+        item.checksum = tensorChecksum(before.slice(0, 0, size));
+        item.data = at::full({size}, 0.01f);
+        delta.shards.push_back(std::move(item));
+        out = Outbox{};
+        center.onMessage(20.0, std::move(delta), out);
+        if (out.timers.size() != 1) // the merge deadline: us never reports
+            return -1;
+        const auto deadline = out.timers.front();
+        center.onTimer(deadline.at, deadline.kind, deadline.arg, out);
+        if (center.version(0) != 1)
+            return -1;
+        return (center.globalValues() - before).slice(0, 0, size).mean().item<double>();
+    }
+
+    void aLoneRegionMovesTheGlobalModelByItsShare() {
+        // us finished training long ago but its edges still serve and hold
+        // leases: eu's lone delta moves the global model by half of it (the
+        // mean over both regions, us's delta being zero), not by all of it.
+        const double heard = loneRegionStep(15.0);
+        QVERIFY2(std::abs(heard - 0.005) < 1e-6, qPrintable(QString::number(heard)));
+        // us cut off: its leases lapsed at 10 s, so eu is all there is.
+        const double cut = loneRegionStep(0.0);
+        QVERIFY2(std::abs(cut - 0.01) < 1e-6, qPrintable(QString::number(cut)));
+        // Never heard from at all: the same.
+        const double never = loneRegionStep(-1);
+        QVERIFY2(std::abs(never - 0.01) < 1e-6, qPrintable(QString::number(never)));
+    }
+
     void centerEvaluatesWithTheStatisticsOfRegionsStillTraining() {
         auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
         SynapticCenter center(world->context(0));
@@ -147,10 +204,21 @@ private Q_SLOTS:
         QVERIFY(center.evaluationModel(values, buffers));
         QCOMPARE(buffers.mean().item<double>(), 3.0);
 
-        // eu finished long ago; us goes on: us's owners alone ((3 + 7) / 2).
+        // eu finished long ago and is gone; us goes on: us's owners alone
+        // ((3 + 7) / 2).
         center.onMessage(20.0, deltaWithBuffers(4, 7.0f), out);
         QVERIFY(center.evaluationModel(values, buffers));
         QCOMPARE(buffers.mean().item<double>(), 5.0);
+
+        // An eu edge still serves and heartbeats: eu holds its place in the
+        // global model (aLoneRegionMovesTheGlobalModelByItsShare), and its
+        // statistics hold theirs: (3 + 5) / 2.
+        Message hb;
+        hb.kind = MessageKind::Heartbeat;
+        hb.from = SimWorld::nodeOfEdge(2);
+        center.onMessage(20.5, std::move(hb), out);
+        QVERIFY(center.evaluationModel(values, buffers));
+        QCOMPARE(buffers.mean().item<double>(), 4.0);
     }
 };
 

@@ -15,8 +15,9 @@ constexpr std::size_t kChecksumHistory = 16;
 // A region that has not reported this long after the first one is merged
 // without: a partitioned region must not stop the others.
 constexpr double kMergeDeadlineSeconds = 2.0;
-// A region that sent a delta this recently still trains: a merge it is
-// not part of weighs the others' deltas as a share of all such regions.
+// A region that sent a delta this recently still trains: evaluation uses
+// its batch-norm statistics (those of a region that finished long ago no
+// longer match the weights the others keep moving).
 constexpr double kActiveRegionSeconds = 3 * kMergeDeadlineSeconds;
 } // namespace
 
@@ -56,6 +57,7 @@ void SynapticCenter::onKilled(double, Outbox &) {
 }
 
 void SynapticCenter::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
+    m_lastSeen = std::max(m_lastSeen, now);
     if (kind != kMergeDeadline)
         return;
     const int shard = int(arg & ((1u << 20) - 1));
@@ -78,18 +80,21 @@ bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) co
     values = globalValues();
     // Batch-norm statistics go with the weights they were measured on: per
     // region the mean of its owners' latest statistics, then the mean over
-    // the regions still moving the global model (a delta within
-    // kActiveRegionSeconds of the newest one). A region that finished long
-    // ago would otherwise pin statistics that no longer match the weights
-    // the others keep training.
+    // the regions the global model is the mean of (mergeShards): those the
+    // center still hears from, and those with a delta within
+    // kActiveRegionSeconds of the newest one. A region that finished and
+    // still serves holds its place in the weights, so its statistics hold
+    // theirs; one that is gone would pin statistics that no longer match
+    // the weights the others keep training.
     double newest = -1;
     for (const auto &[region, at] : m_lastDeltaAt)
         newest = std::max(newest, at);
+    const auto heard = heardRegions(m_lastSeen);
     std::map<int, std::pair<at::Tensor, int>> perRegion;
     for (const auto &[node, b] : m_buffers) {
         const int region = m_ctx.shape->regionOfEdge[std::size_t(ClusterShape::edgeOfNode(node))];
         const auto last = m_lastDeltaAt.find(region);
-        if (last != m_lastDeltaAt.end() && newest - last->second > kActiveRegionSeconds)
+        if (!heard.count(region) && last != m_lastDeltaAt.end() && newest - last->second > kActiveRegionSeconds)
             continue;
         auto &[rsum, n] = perRegion[region];
         rsum = rsum.defined() ? rsum.add_(b) : b.clone();
@@ -105,6 +110,14 @@ bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) co
     }
     buffers = sum.defined() ? sum.div_(double(count)) : m_ctx.model->initialBuffers.clone();
     return true;
+}
+
+std::set<int> SynapticCenter::heardRegions(double now) const {
+    std::set<int> regions;
+    for (int edge = 0; edge < m_ctx.shape->edgeCount(); ++edge)
+        if (m_leases.lease(edge).validAt(now))
+            regions.insert(m_ctx.shape->regionOfEdge[std::size_t(edge)]);
+    return regions;
 }
 
 bool SynapticCenter::idle() const {
@@ -131,6 +144,7 @@ void SynapticCenter::onHeartbeat(double now, const Message &m, Outbox &out) {
 }
 
 void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
+    m_lastSeen = std::max(m_lastSeen, now);
     if (m.from < 1 || m.from > m_ctx.shape->edgeCount())
         return; // only edges talk to the center
     if (m.kind == MessageKind::Heartbeat) {
@@ -204,15 +218,14 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             for (const auto *r : valid)
                 sum = sum.defined() ? sum.add_(r->item.data) : r->item.data.clone();
             const auto before = s.global.clone();
-            // The mean over every region still training, not only those in
-            // this merge: regions out of step (one merged at its deadline,
-            // the other later) then move the global model as far as regions
-            // merged together, instead of each adding its whole delta.
-            std::size_t training = 0;
-            for (const auto &[region, at] : m_lastDeltaAt)
-                if (now - at <= kActiveRegionSeconds)
-                    ++training;
-            m_outer.step(s.global, sum.div_(double(std::max(valid.size(), training))), s.momentum);
+            // The mean over every region the center still hears from, not
+            // only those in this merge: a region out of step (merged at its
+            // deadline) or finished (its edges serve and heartbeat, their
+            // deltas are zero) holds its place, so a lone region's delta
+            // moves the global model by its share, as in a merge of all.
+            // A cut region drops out once its leases lapse.
+            const std::size_t heard = heardRegions(now).size();
+            m_outer.step(s.global, sum.div_(double(std::max(valid.size(), heard))), s.momentum);
             out.compute(m_ctx.computeSeconds((double(valid.size()) + kOuterFlopsPerParameter) * double(s.global.numel())));
             ++s.version;
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));

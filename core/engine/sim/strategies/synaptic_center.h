@@ -8,6 +8,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 namespace synaptic::engine {
 
@@ -59,11 +60,14 @@ private:
     ShardItem answerItem(int id, Shard &s, const Report &r);
     void armDeadline(double now, int shard, Outbox &out);
     void onHeartbeat(double now, const Message &m, Outbox &out);
+    // Regions with at least one edge whose lease is valid at `now`.
+    std::set<int> heardRegions(double now) const;
 
     const NodeContext &m_ctx;
     std::vector<std::vector<int>> m_owners;      // [region][shard] -> owner edge, as announced
     std::map<int, at::Tensor> m_buffers;         // latest batch-norm statistics per owner node
     std::map<int, double> m_lastDeltaAt;         // per region: when its last delta arrived
+    double m_lastSeen = 0;                       // latest message or timer (evaluation has no clock)
     LeaseRegistry m_leases;
     OuterOptimizer m_outer;
     std::vector<Shard> m_shards;
