@@ -128,6 +128,44 @@ private Q_SLOTS:
         QCOMPARE(a.shards.size(), b.shards.size());
     }
 
+    void aSlowAccessLineOwnsLess() {
+        // The default's geography: ap-7 (the last edge) reaches its region at
+        // 20 Mb/s, the others at 1 Gb/s. It owns the minimum (5 %, up to one
+        // shard more), the other ap edges share the rest within 15 %, and
+        // eu and us are split evenly as before.
+        PlanTopology topo{{8, 8, 8}};
+        topo.edgeCapacity.assign(24, 1e9);
+        topo.edgeCapacity[23] = 20e6;
+        const ShardPlan plan = planShards(m_layers, topo);
+        std::int64_t largest = 0;
+        for (const auto &s : plan.shards)
+            largest = std::max(largest, s.parameters);
+        const double shard = double(largest) / double(plan.totalParameters);
+        QVERIFY2(plan.withinBounds(), plan.problems.empty() ? "" : plan.problems.front().c_str());
+        QVERIFY2(plan.edgeShare[23] >= 0.05 - 1e-9 && plan.edgeShare[23] <= 0.05 + shard + 1e-9,
+                 qPrintable(QString::number(plan.edgeShare[23])));
+        const double rest = (1.0 - 0.05) / 7;
+        for (int e = 16; e < 23; ++e)
+            QVERIFY2(std::abs(plan.edgeShare[std::size_t(e)] - rest) <= shard + 1e-9,
+                     qPrintable(QString("ap-%1 %2").arg(e - 16).arg(plan.edgeShare[std::size_t(e)])));
+        const ShardPlan even = planShards(m_layers, PlanTopology{{8, 8, 8}});
+        QCOMPARE(plan.owner[0], even.owner[0]);
+        QCOMPARE(plan.owner[1], even.owner[1]);
+        QVERIFY(plan.owner[2] != even.owner[2]);
+
+        // Equal capacities, in any unit, change nothing.
+        topo.edgeCapacity.assign(24, 7.0);
+        QCOMPARE(planShards(m_layers, topo).owner, even.owner);
+
+        // A share the bounds cannot hold (two edges, 50 % each) stays
+        // proportional, and the plan says so.
+        PlanTopology two{{2}};
+        two.edgeCapacity = {3.0, 1.0};
+        const ShardPlan skewed = planShards(m_layers, two);
+        QVERIFY(!skewed.withinBounds());
+        QVERIFY2(std::abs(skewed.edgeShare[0] - 0.75) <= shard + 1e-9, qPrintable(QString::number(skewed.edgeShare[0])));
+    }
+
     void shardSizeBound() {
         PlanOptions options;
         options.maxShardFraction = 0.01;

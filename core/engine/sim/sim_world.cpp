@@ -4,6 +4,7 @@
 
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace synaptic::engine {
@@ -66,8 +67,18 @@ NodeContext &SimWorld::context(int node) {
 
 PlanTopology topologyOf(const ClusterConfig &config) {
     PlanTopology t;
-    for (const auto &r : config.regions)
+    // An owner's traffic stays in its region (gradients in, values out), so
+    // its capacity is its bandwidth to its region's edges: the region's link,
+    // capped by the edge's own last mile.
+    for (const auto &r : config.regions) {
         t.edgesPerRegion.push_back(int(r.edges.size()));
+        for (const auto &e : r.edges) {
+            double bandwidth = config.intraRegion.bandwidthBitsPerSecond;
+            if (e.lastMile && e.lastMile->bandwidthBitsPerSecond > 0)
+                bandwidth = std::min(bandwidth, e.lastMile->bandwidthBitsPerSecond);
+            t.edgeCapacity.push_back(bandwidth);
+        }
+    }
     return t;
 }
 
@@ -80,7 +91,7 @@ std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, co
     torch::manual_seed(config.seed);
     SynapticNet probe;
     m->layers = layoutOf(*probe);
-    PlanOptions bounds; // the config's bounds decide only what the plan warns about, not the split
+    PlanOptions bounds; // the config's bounds: what the plan warns about, and the range targets are kept in
     bounds.minShare = config.planner.minShare;
     bounds.maxShare = config.planner.maxShare;
     m->plan = planShards(m->layers, topology, bounds);

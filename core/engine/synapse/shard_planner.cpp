@@ -42,6 +42,49 @@ std::vector<ShardSpec> splitLayers(const std::vector<LayerLayout> &layers, std::
     return shards;
 }
 
+// Target shares of one region's edges: proportional to capacity, then
+// water-filled into [lo, hi]: an edge below lo is raised to it, one above hi
+// lowered to it, and the rest of the model is shared out again in
+// proportion among the others, until nothing moves. When the bounds cannot
+// hold for this many edges (E * lo > 1 or E * hi < 1), proportional shares
+// stand and the plan's problems say why.
+std::vector<double> targetShares(std::vector<double> capacity, double lo, double hi) {
+    const auto edges = capacity.size();
+    for (auto &c : capacity)
+        c = std::max(c, 0.0);
+    double total = std::accumulate(capacity.begin(), capacity.end(), 0.0);
+    if (total <= 0) {
+        capacity.assign(edges, 1.0);
+        total = double(edges);
+    }
+    std::vector<double> share(edges);
+    for (std::size_t e = 0; e < edges; ++e)
+        share[e] = capacity[e] / total;
+    if (double(edges) * lo > 1.0 + 1e-12 || double(edges) * hi < 1.0 - 1e-12)
+        return share;
+    std::vector<bool> fixed(edges, false);
+    for (std::size_t round = 0; round < edges; ++round) {
+        double fixedShare = 0, freeCapacity = 0;
+        for (std::size_t e = 0; e < edges; ++e)
+            fixed[e] ? fixedShare += share[e] : freeCapacity += capacity[e];
+        bool moved = false;
+        for (std::size_t e = 0; e < edges; ++e) {
+            if (fixed[e])
+                continue;
+            share[e] = freeCapacity > 0 ? (1.0 - fixedShare) * capacity[e] / freeCapacity : 0;
+        }
+        for (std::size_t e = 0; e < edges; ++e) {
+            if (fixed[e] || (share[e] >= lo - 1e-12 && share[e] <= hi + 1e-12))
+                continue;
+            share[e] = std::clamp(share[e], lo, hi);
+            fixed[e] = moved = true;
+        }
+        if (!moved)
+            break;
+    }
+    return share;
+}
+
 } // namespace
 
 ShardPlan planShards(const std::vector<LayerLayout> &layers, const PlanTopology &topology,
@@ -70,12 +113,26 @@ ShardPlan planShards(const std::vector<LayerLayout> &layers, const PlanTopology 
     for (int region = 0; region < int(topology.edgesPerRegion.size()); ++region) {
         const int first = topology.firstEdgeOf(region);
         const int edges = topology.edgesPerRegion[region];
+        std::vector<double> capacity(std::size_t(edges), 1.0);
+        if (topology.edgeCapacity.size() == std::size_t(topology.totalEdges()))
+            capacity.assign(topology.edgeCapacity.begin() + first, topology.edgeCapacity.begin() + first + edges);
+        const auto target = targetShares(capacity, options.minShare, options.maxShare);
         std::vector<std::int64_t> load(std::size_t(edges), 0);
         std::vector<int> owners(plan.shards.size(), -1);
         for (int s : order) {
-            const auto least = std::min_element(load.begin(), load.end()) - load.begin();
-            load[least] += plan.shards[s].parameters;
-            owners[s] = first + int(least);
+            std::size_t best = 0;
+            double bestFill = 0;
+            for (std::size_t e = 0; e < load.size(); ++e) {
+                // How full the edge is against its target: the emptiest
+                // takes the shard.
+                const double fill = double(load[e]) / std::max(target[e] * double(plan.totalParameters), 1e-9);
+                if (e == 0 || fill < bestFill) {
+                    best = e;
+                    bestFill = fill;
+                }
+            }
+            load[best] += plan.shards[s].parameters;
+            owners[s] = first + int(best);
         }
         for (int e = 0; e < edges; ++e)
             plan.edgeShare[first + e] = double(load[e]) / double(plan.totalParameters);

@@ -21,6 +21,11 @@ struct PlanTopology {
     // Number of edges in each region; edges are numbered globally, region by
     // region (region 0's edges first).
     std::vector<int> edgesPerRegion;
+    // How much traffic each edge (global index) can carry for the shards it
+    // owns, in any unit (its bandwidth to its region's edges): an owner
+    // receives its region's gradients and sends values back for every shard
+    // it owns, so a slow access line should own less. Empty: all equal.
+    std::vector<double> edgeCapacity;
     int totalEdges() const;
     int firstEdgeOf(int region) const;
 };
@@ -47,11 +52,14 @@ struct ShardPlan {
 
 // Splits every layer into shards of whole rows (no shard larger than
 // maxShardFraction of all parameters unless a single row is), then in each
-// region assigns every shard to exactly one of the region's edges, largest
-// shard first to the least-loaded edge (ties: lower edge index), which is
-// deterministic and as even as whole shards allow. Since the region's edges
-// share all of the model, each owns about 1/E of it: bounds [5 %, 15 %] need
-// 7..20 edges per region, and the plan says so when a region has other counts.
+// region assigns every shard to exactly one of the region's edges. Each edge
+// has a target share of the model: in proportion to its capacity, kept
+// within [minShare, maxShare] where the region's edge count allows (equal
+// capacities: 1/E each). Shards go largest first to the edge least full
+// against its target (ties: lower edge index), which is
+// deterministic and as close to the targets as whole shards allow. Since the
+// region's edges share all of the model, bounds [5 %, 15 %] need 7..20 edges
+// per region, and the plan says so when a region has other counts.
 // Throws std::invalid_argument for an empty model or a region without edges.
 ShardPlan planShards(const std::vector<LayerLayout> &layers, const PlanTopology &topology,
                      const PlanOptions &options = {});
