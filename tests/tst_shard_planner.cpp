@@ -7,6 +7,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <map>
 
 using namespace synaptic::engine;
@@ -166,6 +167,30 @@ private Q_SLOTS:
         QVERIFY2(std::abs(skewed.edgeShare[0] - 0.75) <= shard + 1e-9, qPrintable(QString::number(skewed.edgeShare[0])));
     }
 
+    void slowEdgesKeepEveryShareInBounds_data() {
+        QTest::addColumn<int>("edges");
+        QTest::addColumn<int>("slow");
+        QTest::newRow("7 edges, 1 slow") << 7 << 1;  // the rest at 15.8 % if only clamped
+        QTest::newRow("8 edges, 2 slow") << 8 << 2;  // targets exactly on the 15 % bound
+        QTest::newRow("8 edges, 4 slow") << 8 << 4;  // slow edges must own more than 5 %
+        QTest::newRow("12 edges, 3 slow") << 12 << 3;
+    }
+    void slowEdgesKeepEveryShareInBounds() {
+        // Whenever the bounds can hold for the region's edge count, they
+        // hold whatever the capacities, and slow edges own least.
+        QFETCH(int, edges);
+        QFETCH(int, slow);
+        PlanTopology topo{{edges}};
+        topo.edgeCapacity.assign(std::size_t(edges), 1e9);
+        for (int e = 0; e < slow; ++e)
+            topo.edgeCapacity[std::size_t(edges - 1 - e)] = 20e6;
+        const ShardPlan plan = planShards(m_layers, topo);
+        QVERIFY2(plan.withinBounds(), plan.problems.empty() ? "" : plan.problems.front().c_str());
+        const double fastMin = *std::min_element(plan.edgeShare.begin(), plan.edgeShare.end() - slow);
+        const double slowMax = *std::max_element(plan.edgeShare.end() - slow, plan.edgeShare.end());
+        QVERIFY2(slowMax <= fastMin, qPrintable(QString("%1 > %2").arg(slowMax).arg(fastMin)));
+    }
+
     void shardSizeBound() {
         PlanOptions options;
         options.maxShardFraction = 0.01;
@@ -180,6 +205,13 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planShards({}, PlanTopology{{8}}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planShards(m_layers, PlanTopology{{}}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planShards(m_layers, PlanTopology{{8, 0}}));
+        PlanTopology wrongCount{{8}};
+        wrongCount.edgeCapacity.assign(7, 1.0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planShards(m_layers, wrongCount));
+        PlanTopology zero{{8}};
+        zero.edgeCapacity.assign(8, 1.0);
+        zero.edgeCapacity[3] = 0;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planShards(m_layers, zero));
         LayerLayout empty{"broken", LayerLayout::Kind::Linear, 0, 10, {}};
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, planShards({empty}, PlanTopology{{8}}));
     }

@@ -42,46 +42,39 @@ std::vector<ShardSpec> splitLayers(const std::vector<LayerLayout> &layers, std::
     return shards;
 }
 
-// Target shares of one region's edges: proportional to capacity, then
-// water-filled into [lo, hi]: an edge below lo is raised to it, one above hi
-// lowered to it, and the rest of the model is shared out again in
-// proportion among the others, until nothing moves. When the bounds cannot
-// hold for this many edges (E * lo > 1 or E * hi < 1), proportional shares
-// stand and the plan's problems say why.
-std::vector<double> targetShares(std::vector<double> capacity, double lo, double hi) {
+// Target shares of one region's edges: proportional to capacity and kept
+// within [lo, hi], i.e. clamp(lambda * capacity, lo, hi) with the one lambda
+// that makes them add up to the whole model (found by bisection: the sum
+// grows with lambda from E * lo to E * hi). Equal capacities give 1/E each.
+// When the bounds cannot hold for this many edges (E * lo > 1 or E * hi <
+// 1), proportional shares stand and the plan's problems say why.
+std::vector<double> targetShares(const std::vector<double> &capacity, double lo, double hi) {
     const auto edges = capacity.size();
-    for (auto &c : capacity)
-        c = std::max(c, 0.0);
-    double total = std::accumulate(capacity.begin(), capacity.end(), 0.0);
-    if (total <= 0) {
-        capacity.assign(edges, 1.0);
-        total = double(edges);
-    }
-    std::vector<double> share(edges);
-    for (std::size_t e = 0; e < edges; ++e)
-        share[e] = capacity[e] / total;
-    if (double(edges) * lo > 1.0 + 1e-12 || double(edges) * hi < 1.0 - 1e-12)
+    std::vector<double> share(edges, 1.0 / double(edges));
+    const double total = std::accumulate(capacity.begin(), capacity.end(), 0.0);
+    if (total <= 0)
         return share;
-    std::vector<bool> fixed(edges, false);
-    for (std::size_t round = 0; round < edges; ++round) {
-        double fixedShare = 0, freeCapacity = 0;
+    if (double(edges) * lo > 1.0 + 1e-12 || double(edges) * hi < 1.0 - 1e-12) {
         for (std::size_t e = 0; e < edges; ++e)
-            fixed[e] ? fixedShare += share[e] : freeCapacity += capacity[e];
-        bool moved = false;
-        for (std::size_t e = 0; e < edges; ++e) {
-            if (fixed[e])
-                continue;
-            share[e] = freeCapacity > 0 ? (1.0 - fixedShare) * capacity[e] / freeCapacity : 0;
-        }
-        for (std::size_t e = 0; e < edges; ++e) {
-            if (fixed[e] || (share[e] >= lo - 1e-12 && share[e] <= hi + 1e-12))
-                continue;
-            share[e] = std::clamp(share[e], lo, hi);
-            fixed[e] = moved = true;
-        }
-        if (!moved)
-            break;
+            share[e] = capacity[e] / total;
+        return share;
     }
+    const double smallest = *std::min_element(capacity.begin(), capacity.end(), [](double x, double y) {
+        return (x > 0 ? x : HUGE_VAL) < (y > 0 ? y : HUGE_VAL);
+    });
+    auto sumAt = [&](double lambda) {
+        double sum = 0;
+        for (std::size_t e = 0; e < edges; ++e)
+            sum += std::clamp(lambda * capacity[e], lo, hi);
+        return sum;
+    };
+    double below = 0, above = hi / smallest; // at `above` every edge with capacity is at hi
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (below + above);
+        (sumAt(mid) < 1.0 ? below : above) = mid;
+    }
+    for (std::size_t e = 0; e < edges; ++e)
+        share[e] = std::clamp(above * capacity[e], lo, hi);
     return share;
 }
 
@@ -99,6 +92,13 @@ ShardPlan planShards(const std::vector<LayerLayout> &layers, const PlanTopology 
         throw std::invalid_argument("planShards: the model has no shardable layers");
     if (topology.edgesPerRegion.empty())
         throw std::invalid_argument("planShards: the topology has no regions");
+    if (!topology.edgeCapacity.empty() && topology.edgeCapacity.size() != std::size_t(topology.totalEdges()))
+        throw std::invalid_argument("planShards: " + std::to_string(topology.edgeCapacity.size()) +
+                                    " edge capacities for " + std::to_string(topology.totalEdges()) + " edges");
+    for (std::size_t e = 0; e < topology.edgeCapacity.size(); ++e)
+        if (!(topology.edgeCapacity[e] > 0) || !std::isfinite(topology.edgeCapacity[e]))
+            throw std::invalid_argument("planShards: edge " + std::to_string(e) + " has capacity " +
+                                        std::to_string(topology.edgeCapacity[e]) + ", must be > 0");
     for (std::size_t r = 0; r < topology.edgesPerRegion.size(); ++r)
         if (topology.edgesPerRegion[r] <= 0)
             throw std::invalid_argument("planShards: region " + std::to_string(r) + " has no edges");
@@ -114,21 +114,26 @@ ShardPlan planShards(const std::vector<LayerLayout> &layers, const PlanTopology 
         const int first = topology.firstEdgeOf(region);
         const int edges = topology.edgesPerRegion[region];
         std::vector<double> capacity(std::size_t(edges), 1.0);
-        if (topology.edgeCapacity.size() == std::size_t(topology.totalEdges()))
+        if (!topology.edgeCapacity.empty())
             capacity.assign(topology.edgeCapacity.begin() + first, topology.edgeCapacity.begin() + first + edges);
         const auto target = targetShares(capacity, options.minShare, options.maxShare);
+        const double cap = options.maxShare * double(plan.totalParameters);
         std::vector<std::int64_t> load(std::size_t(edges), 0);
         std::vector<int> owners(plan.shards.size(), -1);
         for (int s : order) {
+            // The emptiest edge against its target takes the shard; among
+            // those it keeps under the maximum, if any (a target on the
+            // bound would otherwise end a shard past it).
             std::size_t best = 0;
             double bestFill = 0;
+            bool bestFits = false;
             for (std::size_t e = 0; e < load.size(); ++e) {
-                // How full the edge is against its target: the emptiest
-                // takes the shard.
+                const bool fits = double(load[e] + plan.shards[s].parameters) <= cap + 1e-9;
                 const double fill = double(load[e]) / std::max(target[e] * double(plan.totalParameters), 1e-9);
-                if (e == 0 || fill < bestFill) {
+                if (e == 0 || (fits && !bestFits) || (fits == bestFits && fill < bestFill)) {
                     best = e;
                     bestFill = fill;
+                    bestFits = fits;
                 }
             }
             load[best] += plan.shards[s].parameters;

@@ -24,7 +24,8 @@ struct PlanTopology {
     // How much traffic each edge (global index) can carry for the shards it
     // owns, in any unit (its bandwidth to its region's edges): an owner
     // receives its region's gradients and sends values back for every shard
-    // it owns, so a slow access line should own less. Empty: all equal.
+    // it owns, so a slow access line should own less. Empty: all equal;
+    // otherwise one value > 0 per edge (std::invalid_argument if not).
     std::vector<double> edgeCapacity;
     int totalEdges() const;
     int firstEdgeOf(int region) const;
@@ -56,7 +57,8 @@ struct ShardPlan {
 // has a target share of the model: in proportion to its capacity, kept
 // within [minShare, maxShare] where the region's edge count allows (equal
 // capacities: 1/E each). Shards go largest first to the edge least full
-// against its target (ties: lower edge index), which is
+// against its target among those the shard keeps under maxShare (ties:
+// lower edge index), which is
 // deterministic and as close to the targets as whole shards allow. Since the
 // region's edges share all of the model, bounds [5 %, 15 %] need 7..20 edges
 // per region, and the plan says so when a region has other counts.
