@@ -4,17 +4,21 @@
 // move a shard as far as the whole region, and shards held back for a slow
 // owner count every window they span (up to four times the rate); a region
 // that trains alone moves the global model by its share of the regions the
-// center still hears from; and the center evaluates with the batch-norm
-// statistics of those regions, not with those of regions that are gone.
+// center still hears from (an edge that left stops heartbeating); and the
+// center evaluates with the batch-norm statistics of those regions, not
+// with those of regions that are gone.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
 #include "core/engine/sim/strategies/synaptic_center.h"
+#include "core/engine/sim/strategies/synaptic_edge.h"
 #include "core/engine/sim/strategies/synaptic_owner.h"
 #include "core/engine/tensor_data.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+
+#include <algorithm>
 
 #include <QTest>
 
@@ -126,7 +130,7 @@ private Q_SLOTS:
     // How far one merge moves the center's first shard when only eu sends a
     // delta, us's edges having heartbeat at `usHeardAt` (never when < 0).
     // Leases last 10 s; the delta arrives at 20 s and merges at its deadline.
-    double loneRegionStep(double usHeardAt) {
+    double loneRegionStep(double usHeardAt, bool euHeard = true) {
         auto config = m_config;
         config.knobs.leaseSeconds = 10;
         auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
@@ -140,7 +144,7 @@ private Q_SLOTS:
             hb.from = SimWorld::nodeOfEdge(edge);
             center.onMessage(at, std::move(hb), out);
         };
-        for (int edge = 0; edge < 3; ++edge) // eu, still serving: heard at 15 s
+        for (int edge = 0; edge < 3 && euHeard; ++edge) // eu, still serving: heard at 15 s
             heartbeat(edge, 15.0);
         if (usHeardAt >= 0)
             for (int edge = 3; edge < 6; ++edge)
@@ -177,9 +181,41 @@ private Q_SLOTS:
         // Never heard from at all: the same.
         const double never = loneRegionStep(-1);
         QVERIFY2(std::abs(never - 0.01) < 1e-6, qPrintable(QString::number(never)));
+        // eu's delta arrives before any eu heartbeat (a center that just
+        // restarted): eu still counts, with us: half.
+        const double unleased = loneRegionStep(15.0, false);
+        QVERIFY2(std::abs(unleased - 0.005) < 1e-6, qPrintable(QString::number(unleased)));
     }
 
-    void centerEvaluatesWithTheStatisticsOfRegionsStillTraining() {
+    void anEdgeThatLeftStopsHeartbeating() {
+        // A region counts in the center's mean while an edge of it holds a
+        // lease: an edge that gave its lease back must not take a new one
+        // with its next heartbeat (a finished edge keeps heartbeating).
+        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
+        SynapticEdge edge(world->context(SimWorld::nodeOfEdge(0)));
+        Outbox out;
+        edge.start(0.0, out);
+        QCOMPARE(out.timers.size(), std::size_t(1)); // the heartbeat timer
+        const auto heartbeat = out.timers.front();
+        auto heartbeatsIn = [](const Outbox &o) {
+            return std::count_if(o.messages.begin(), o.messages.end(),
+                                 [](const Message &m) { return m.kind == MessageKind::Heartbeat && !m.last; });
+        };
+        out = Outbox{};
+        edge.onTimer(heartbeat.at, heartbeat.kind, heartbeat.arg, out);
+        QCOMPARE(heartbeatsIn(out), 1L); // before leaving: heartbeats go on
+
+        out = Outbox{};
+        edge.onLeave(1.0, std::vector<bool>(6, true), out);
+        QVERIFY(std::any_of(out.messages.begin(), out.messages.end(),
+                            [](const Message &m) { return m.kind == MessageKind::Heartbeat && m.last; }));
+        out = Outbox{};
+        edge.onTimer(1.1, heartbeat.kind, heartbeat.arg, out);
+        QCOMPARE(heartbeatsIn(out), 0L);
+        QVERIFY(out.timers.empty());
+    }
+
+    void centerEvaluatesWithTheStatisticsOfRegionsItStillHears() {
         auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
         SynapticCenter center(world->context(0));
         const auto initial = world->context(0).model->initialBuffers;

@@ -80,12 +80,11 @@ bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) co
     values = globalValues();
     // Batch-norm statistics go with the weights they were measured on: per
     // region the mean of its owners' latest statistics, then the mean over
-    // the regions the global model is the mean of (mergeShards): those the
-    // center still hears from, and those with a delta within
-    // kActiveRegionSeconds of the newest one. A region that finished and
-    // still serves holds its place in the weights, so its statistics hold
-    // theirs; one that is gone would pin statistics that no longer match
-    // the weights the others keep training.
+    // the regions the center still hears from (a finished region that
+    // still serves holds its place in the global model, mergeShards, so its
+    // statistics hold theirs) and those with a delta within
+    // kActiveRegionSeconds of the newest one. A region that is gone would
+    // pin statistics that no longer match the weights the others train.
     double newest = -1;
     for (const auto &[region, at] : m_lastDeltaAt)
         newest = std::max(newest, at);
@@ -190,6 +189,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
     check.time = now;
     check.round = ++m_round;
     std::map<int, Message> replies; // by owner node
+    const auto heard = heardRegions(now);
     for (int id : shards) {
         auto &s = m_shards[std::size_t(id)];
         // Consistency: a region's delta must be based on a global version this
@@ -218,14 +218,16 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             for (const auto *r : valid)
                 sum = sum.defined() ? sum.add_(r->item.data) : r->item.data.clone();
             const auto before = s.global.clone();
-            // The mean over every region the center still hears from, not
-            // only those in this merge: a region out of step (merged at its
-            // deadline) or finished (its edges serve and heartbeat, their
-            // deltas are zero) holds its place, so a lone region's delta
-            // moves the global model by its share, as in a merge of all.
-            // A cut region drops out once its leases lapse.
-            const std::size_t heard = heardRegions(now).size();
-            m_outer.step(s.global, sum.div_(double(std::max(valid.size(), heard))), s.momentum);
+            // The mean over every region the center still hears from and
+            // every region in this merge: a region out of step (merged at
+            // its deadline) or finished (its edges serve and heartbeat,
+            // their deltas are zero) holds its place, so a lone region's
+            // delta moves the global model by its share, as in a merge of
+            // all. A cut region drops out once its leases lapse.
+            auto regions = heard;
+            for (const auto *r : valid)
+                regions.insert(r->region);
+            m_outer.step(s.global, sum.div_(double(regions.size())), s.momentum);
             out.compute(m_ctx.computeSeconds((double(valid.size()) + kOuterFlopsPerParameter) * double(s.global.numel())));
             ++s.version;
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));

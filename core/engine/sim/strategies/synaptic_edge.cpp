@@ -61,6 +61,7 @@ void SynapticEdge::start(double now, Outbox &out) {
     // First start, or a revive: no lease until the center answers, and the
     // answer to a join carries the region's current owners.
     m_lease = EdgeLeaseState{};
+    m_left = false;
     sendHeartbeat(true, out);
     out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
 }
@@ -147,6 +148,8 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
     switch (kind) {
     case kStepDone: finishStep(now, out); break;
     case kHeartbeat:
+        if (m_left)
+            break; // gave its lease back: a heartbeat now would take a new one
         sendHeartbeat(false, out);
         out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
         break;
@@ -422,7 +425,9 @@ void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &
     std::size_t next = 0;
     for (int shard : heirs.empty() ? std::vector<int>{} : m_owner.ownedShards())
         m_owner.moveShard(now, shard, heirs[next++ % heirs.size()], out);
-    // Give the lease back: the center need not wait for it to lapse.
+    // Give the lease back: the center need not wait for it to lapse (and
+    // stops counting this edge's region once its other edges are gone).
+    m_left = true;
     Message bye;
     bye.kind = MessageKind::Heartbeat;
     bye.to = kCenterNode;

@@ -99,6 +99,7 @@ private:
     bool m_stepRunning = false;
     std::uint64_t m_stepEpoch = 0;          // lease epoch the running step started under
     bool m_done = false;
+    bool m_left = false;                    // left the cluster: no more heartbeats (a finished edge keeps them to serve)
     int m_windowSteps = 0;
     double m_windowStart = 0;               // virtual time the open window's first step started
     std::uint64_t m_window = 0;
