@@ -88,7 +88,8 @@ private Q_SLOTS:
         window.close();
     }
 
-    // Issue 14 item 4 on the shipped default (3 × 8, 12.5 % each): the status
+    // Issue 14 item 4 on the shipped default (3 × 8, 12.5 % each, ap-7 behind
+    // its slow last mile 5 % and ap's others ~13.6 %): the status
     // bar says every share is inside 5–15 %; a drag that takes eu-1 over 15 %
     // asks first (answered through the dialog hook: no, then yes); once the
     // engine reports the move, eu-1 is marked and the status bar says so.
