@@ -49,19 +49,16 @@ std::vector<ShardSpec> splitLayers(const std::vector<LayerLayout> &layers, std::
 // When the bounds cannot hold for this many edges (E * lo > 1 or E * hi <
 // 1), proportional shares stand and the plan's problems say why.
 std::vector<double> targetShares(const std::vector<double> &capacity, double lo, double hi) {
+    // Capacities are > 0 (planShards checks them).
     const auto edges = capacity.size();
-    std::vector<double> share(edges, 1.0 / double(edges));
-    const double total = std::accumulate(capacity.begin(), capacity.end(), 0.0);
-    if (total <= 0)
-        return share;
+    std::vector<double> share(edges);
     if (double(edges) * lo > 1.0 + 1e-12 || double(edges) * hi < 1.0 - 1e-12) {
+        const double total = std::accumulate(capacity.begin(), capacity.end(), 0.0);
         for (std::size_t e = 0; e < edges; ++e)
             share[e] = capacity[e] / total;
         return share;
     }
-    const double smallest = *std::min_element(capacity.begin(), capacity.end(), [](double x, double y) {
-        return (x > 0 ? x : HUGE_VAL) < (y > 0 ? y : HUGE_VAL);
-    });
+    const double smallest = *std::min_element(capacity.begin(), capacity.end());
     auto sumAt = [&](double lambda) {
         double sum = 0;
         for (std::size_t e = 0; e < edges; ++e)
