@@ -275,9 +275,9 @@ Run runOnce(const engine::ClusterConfig &config, const engine::SimData &data, en
         out.stats = recorder->stats();
         if (!out.stats.error.empty())
             throw std::runtime_error("recording " + recordPath + " failed: " + out.stats.error);
-        if (out.stats.dropped)
-            throw std::runtime_error("recording " + recordPath + " dropped " + std::to_string(out.stats.dropped) +
-                                     " items (queue full)");
+        if (out.stats.coalesced)
+            throw std::runtime_error("recording " + recordPath + " coalesced " + std::to_string(out.stats.coalesced) +
+                                     " samples (the writer fell behind)");
         if (out.stats.events != out.result.events)
             throw std::runtime_error("recording " + recordPath + " holds " + std::to_string(out.stats.events) +
                                      " events, the engine emitted " + std::to_string(out.result.events));
@@ -731,7 +731,7 @@ int main(int argc, char **argv) {
             recorder.close();
             denseWall = since(d0);
             denseStats = recorder.stats();
-            if (!denseStats.error.empty() || denseStats.dropped || denseStats.events != fed)
+            if (!denseStats.error.empty() || denseStats.coalesced || denseStats.events != fed)
                 throw std::runtime_error("the dense recording lost events: " + denseStats.error);
         }
         const std::uint64_t denseBytes = fs::file_size(densePath);

@@ -51,7 +51,7 @@ void tileRecording(const std::string &from, const std::string &to, int times) {
             samples = std::max(samples, m->samples);
     }
     session::RecorderOptions ro;
-    ro.queueCapacity = data.events.size() * std::size_t(times) + 16; // nothing dropped
+    ro.queueCapacity = data.events.size() * std::size_t(times) + 16; // nothing coalesced
     ro.chunkRawBytes = 16384;
     ro.keyframeEverySeconds = 0.02;
     session::SessionRecorder recorder(to, "tst_replay_seek", ro);

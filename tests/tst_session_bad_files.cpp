@@ -167,7 +167,7 @@ private Q_SLOTS:
             recorder.close();
             const auto stats = recorder.stats();
             QVERIFY2(stats.error.empty(), stats.error.c_str());
-            QCOMPARE(stats.dropped, std::uint64_t(0));
+            QCOMPARE(stats.coalesced, std::uint64_t(0));
             QCOMPARE(stats.events, std::uint64_t(recorded.size()));
         }
         m_events = describe(recorded);

@@ -112,7 +112,7 @@ private Q_SLOTS:
         recorder.endRun(m_result);
         recorder.close();
         const auto stats = recorder.stats();
-        QCOMPARE(stats.dropped, 0u);
+        QCOMPARE(stats.coalesced, 0u);
         QVERIFY2(stats.error.empty(), stats.error.c_str());
         QCOMPARE(stats.events, std::uint64_t(m_emitted.size()));
         QVERIFY2(stats.chunks > 5, "the small chunk limit must give several chunks");

@@ -9,7 +9,8 @@
 
 namespace synaptic::ui {
 
-ClusterSession::ClusterSession(QObject *parent) : ClusterSource(parent) {
+ClusterSession::ClusterSession(QObject *parent, std::size_t sampleCapacity)
+    : ClusterSource(parent), m_queue(sampleCapacity) {
     m_drainTimer.setInterval(kCoalesceMs);
     connect(&m_drainTimer, &QTimer::timeout, this, &ClusterSession::drain);
 }
@@ -157,6 +158,7 @@ void ClusterSession::drain() {
     const auto items = m_queue.drain();
     if (!items.empty())
         Q_EMIT eventsBatch(QVector<engine::SimEvent>(items.begin(), items.end()));
+    reportCoalesced();
     if (sim) {
         Q_EMIT progress(sim->virtualNow(), sim->samplesNow());
         offerRouting(sim->routing());
@@ -167,6 +169,7 @@ void ClusterSession::drain() {
         const auto rest = m_queue.drain();
         if (!rest.empty())
             Q_EMIT eventsBatch(QVector<engine::SimEvent>(rest.begin(), rest.end()));
+        reportCoalesced();
         std::string error, summary;
         {
             std::lock_guard lock(m_mutex);
@@ -183,6 +186,17 @@ void ClusterSession::drain() {
             Q_EMIT finished(QString::fromStdString(summary));
         }
     }
+}
+
+void ClusterSession::reportCoalesced() {
+    const std::uint64_t total = m_queue.coalesced();
+    if (total == m_coalescedShown)
+        return;
+    m_coalescedShown = total;
+    Q_EMIT statusMessage(tr("%1 metric samples coalesced so far: the window fell behind the engine "
+                            "(leases, routing and commands are all shown; byte totals are exact)")
+                             .arg(total),
+                         8000);
 }
 
 void ClusterSession::joinWorker() {

@@ -2,7 +2,7 @@
 
 #include "cluster_source.h"
 
-#include "core/engine/events/bounded_queue.h"
+#include "core/engine/sim/sim_event_samples.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_result.h"
 
@@ -26,7 +26,9 @@ namespace synaptic::ui {
 
 // Runs one simulated cluster (engine::Simulation) on its own thread and
 // hands its events to the GUI thread in batches: the engine pushes copies
-// into a bounded queue that drops the oldest rather than block; a 40 ms
+// into a queue that never blocks it and never drops a state event (leases,
+// routing, commands): when the GUI falls behind, only metric samples are
+// coalesced, and the status bar says so (DESIGN.md §5); a 40 ms
 // single-shot timer on the GUI thread drains it under one lock and emits one
 // eventsBatch(), plus routingChanged() when the table's revision moved
 // (DESIGN.md §4). Commands go the other way through Simulation::submit().
@@ -34,7 +36,8 @@ namespace synaptic::ui {
 class ClusterSession : public ClusterSource {
     Q_OBJECT
 public:
-    explicit ClusterSession(QObject *parent = nullptr);
+    // sampleCapacity: metric samples that may wait before they are coalesced.
+    explicit ClusterSession(QObject *parent = nullptr, std::size_t sampleCapacity = kQueueCapacity);
     ~ClusterSession() override;
 
     // What start() runs. stepsPerEdge 0 with virtualSeconds 0 trains until stopped.
@@ -70,6 +73,7 @@ public Q_SLOTS:
 private:
     void drain();
     void joinWorker();
+    void reportCoalesced(); // status bar: how many samples were coalesced, when that grew
     void recordEvent(const engine::SimEvent &event); // engine thread
     void attachRecorder();                           // m_mutex and m_recMutex held, m_sim set
 
@@ -77,7 +81,8 @@ private:
     std::uint64_t m_stepsPerEdge = 0;
     std::uint64_t m_evalEvery = kEvalEverySamples;
     double m_virtualSeconds = 0;
-    engine::BoundedQueue<engine::SimEvent> m_queue{kQueueCapacity};
+    engine::SimEventQueue m_queue;
+    std::uint64_t m_coalescedShown = 0; // GUI thread: what the status bar last said
     QTimer m_drainTimer;
     std::thread m_worker;
 

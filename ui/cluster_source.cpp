@@ -36,8 +36,8 @@ void ClusterSource::offerRouting(std::shared_ptr<const engine::RoutingSnapshot> 
 
 QString ClusterSource::recordingSummary(const session::RecorderStats &s) {
     QString summary = tr("%1 events, %2 MB").arg(s.events).arg(double(s.bytes) / 1e6, 0, 'f', 2);
-    if (s.dropped)
-        summary += tr(", %1 dropped (the disk could not keep up)").arg(s.dropped);
+    if (s.coalesced)
+        summary += tr(", %1 metric samples coalesced (the disk fell behind; no state event was lost)").arg(s.coalesced);
     if (!s.error.empty())
         summary += tr(", stopped by an error: %1").arg(QString::fromStdString(s.error));
     return summary;
@@ -51,7 +51,7 @@ ClusterSource::RecordingStatus ClusterSource::activeRecordingStatus(const sessio
     status.wallSeconds = wallSeconds;
     status.bytes = s.bytes;
     status.events = s.events;
-    status.dropped = s.dropped;
+    status.coalesced = s.coalesced;
     status.error = QString::fromStdString(s.error);
     return status;
 }

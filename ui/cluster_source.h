@@ -40,7 +40,7 @@ public:
         double wallSeconds = 0;
         quint64 bytes = 0;
         quint64 events = 0;
-        quint64 dropped = 0;
+        quint64 coalesced = 0; // metric samples folded into later ones (the disk fell behind)
         QString error;
     };
 

@@ -77,8 +77,8 @@ void ControlPlaneWindow::updateRecordingStatus() {
                        .arg(seconds % 60, 2, 10, QLatin1Char('0'))
                        .arg(double(s.bytes) / 1e6, 0, 'f', 2)
                        .arg(s.events);
-    if (s.dropped)
-        text += tr(" · %1 dropped").arg(s.dropped);
+    if (s.coalesced)
+        text += tr(" · %1 samples coalesced").arg(s.coalesced);
     if (!s.error.isEmpty())
         text += tr(" · stopped: %1").arg(s.error);
     m_recordStatus->setText(text);

@@ -57,9 +57,11 @@ int runSimRecorded(const NodeCommand &cmd) {
     std::printf("recorded %llu events, %llu routing samples in %llu chunks, %.2f MB to %s\n",
                 (unsigned long long)s.events, (unsigned long long)s.routingSamples, (unsigned long long)s.chunks,
                 double(s.bytes) / 1e6, cmd.recordPath.c_str());
-    if (s.dropped)
-        std::fprintf(stderr, "synaptic-node: warning: the recorder's queue was full: %llu events dropped\n",
-                     (unsigned long long)s.dropped);
+    if (s.coalesced)
+        std::fprintf(stderr,
+                     "synaptic-node: warning: the disk fell behind: %llu metric samples coalesced into later ones "
+                     "(no state event was lost)\n",
+                     (unsigned long long)s.coalesced);
     if (!s.error.empty()) {
         std::fprintf(stderr, "synaptic-node: error: recording stopped: %s\n", s.error.c_str());
         return kExitFailure;
@@ -79,10 +81,11 @@ int runInfo(const NodeCommand &cmd) {
             char line[512];
             std::snprintf(line, sizeof line,
                           "%s{\"run\": %d, \"strategy\": \"%s\", \"first_s\": %.17g, \"last_s\": %.17g, "
-                          "\"events\": %llu, \"complete\": %s, \"dropped\": %llu}",
+                          "\"events\": %llu, \"complete\": %s, \"dropped\": %llu, \"coalesced\": %llu}",
                           runs.size() > 1 ? ", " : "", r.start.run(), r.start.strategy().c_str(), r.firstTime,
                           r.lastTime, (unsigned long long)r.events, r.end ? "true" : "false",
-                          (unsigned long long)(r.end ? r.end->dropped() : 0));
+                          (unsigned long long)(r.end ? r.end->dropped() : 0),
+                          (unsigned long long)(r.end ? r.end->coalesced() : 0));
             runs += line;
         }
         runs += "]";
@@ -104,6 +107,8 @@ int runInfo(const NodeCommand &cmd) {
                         (unsigned long long)r.events, r.end ? "complete" : "INCOMPLETE (writer stopped)");
             if (r.end && r.end->dropped())
                 std::printf(", %llu events dropped while recording", (unsigned long long)r.end->dropped());
+            if (r.end && r.end->coalesced())
+                std::printf(", %llu metric samples coalesced while recording", (unsigned long long)r.end->coalesced());
             if (r.start.begins_at() > 0)
                 std::printf(", recorded from %.3f s", r.start.begins_at());
             std::printf("\n");

@@ -6,8 +6,9 @@
 #include "session_metadata.h"
 #include "session_state.h"
 
-#include "core/engine/events/bounded_queue.h"
+#include "core/engine/events/coalescing_queue.h"
 #include "core/engine/sim/cluster_config_json.h"
+#include "core/engine/sim/sim_event_samples.h"
 #include "core/engine/sim/sim_runner.h"
 
 #include <ATen/Parallel.h>
@@ -36,6 +37,28 @@ struct RunEndItem {
 };
 using Item = std::variant<engine::SimEvent, RoutingSample, RunStartItem, RunEndItem>;
 
+// What the writer may coalesce when the disk falls behind: the engine's
+// metric samples (as the GUI does) and routing samples (each a whole table
+// that supersedes the one before); never a state event or a run's bounds.
+struct ItemSamples {
+    using Key = std::pair<int, engine::SimEventSamples::Key>;
+    static bool isSample(const Item &item) {
+        if (const auto *e = std::get_if<engine::SimEvent>(&item))
+            return engine::SimEventSamples::isSample(*e);
+        return std::holds_alternative<RoutingSample>(item);
+    }
+    static Key sampleKey(const Item &item) {
+        if (const auto *e = std::get_if<engine::SimEvent>(&item))
+            return {0, engine::SimEventSamples::sampleKey(*e)};
+        return {1, {}};
+    }
+    static void absorb(Item &newer, const Item &older) {
+        if (auto *e = std::get_if<engine::SimEvent>(&newer))
+            engine::SimEventSamples::absorb(*e, std::get<engine::SimEvent>(older));
+        // A routing sample: the newer table stands.
+    }
+};
+
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 } // namespace
@@ -46,7 +69,7 @@ struct SessionRecorder::Impl {
 
     RecorderOptions options;
     ChunkWriter writer;
-    engine::BoundedQueue<Item> queue;
+    engine::CoalescingQueue<Item, ItemSamples> queue;
 
     // Engine thread.
     const engine::Simulation *sim = nullptr;
@@ -89,7 +112,7 @@ struct SessionRecorder::Impl {
                 flush();
             {
                 std::lock_guard lock(mutex);
-                stats.dropped = queue.dropped();
+                stats.coalesced = queue.coalesced();
             }
             if (last && queue.size() == 0)
                 break;
@@ -170,7 +193,7 @@ struct SessionRecorder::Impl {
                 append(r);
                 stamp(state.time);
             } else if (auto *x = std::get_if<RunEndItem>(&item)) {
-                x->end->set_dropped(queue.dropped());
+                x->end->set_coalesced(queue.coalesced());
                 *index.add_ends() = *x->end;
                 pb::Record r;
                 *r.mutable_run_end() = *x->end;
@@ -313,7 +336,7 @@ void SessionRecorder::close() {
 RecorderStats SessionRecorder::stats() const {
     std::lock_guard lock(m_impl->mutex);
     RecorderStats s = m_impl->stats;
-    s.dropped = m_impl->queue.dropped();
+    s.coalesced = m_impl->queue.coalesced();
     return s;
 }
 

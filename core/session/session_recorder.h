@@ -14,7 +14,7 @@
 namespace synaptic::session {
 
 struct RecorderOptions {
-    std::size_t queueCapacity = 1u << 17;  // items; beyond this the oldest are dropped and counted
+    std::size_t queueCapacity = 1u << 17;  // samples waiting; beyond this they are coalesced (state events never are)
     double chunkWallSeconds = 2.0;         // a chunk is written at least this often: what a crash can lose
     std::size_t chunkRawBytes = 1u << 20;  // ...or once it holds this much
     double keyframeEverySeconds = 10;      // virtual seconds between keyframes
@@ -27,13 +27,14 @@ struct RecorderStats {
     std::uint64_t routingSamples = 0;
     std::uint64_t chunks = 0;
     std::uint64_t bytes = 0;           // file size so far
-    std::uint64_t dropped = 0;         // queue overflows: items lost, reported in the run's end record
+    std::uint64_t coalesced = 0;       // metric and routing samples folded into later ones (the disk fell behind), in the run's end record
     double lastTime = 0;               // virtual seconds of the latest event written
     std::string error;                 // a write error stopped the recording (the run goes on)
 };
 
 // Records a session (DESIGN.md §5, issue 5) without ever stalling the engine:
-// record() copies the event into a bounded queue (drop-oldest, counted) and a
+// record() copies the event into a queue that never drops a state event
+// (it coalesces metric samples when the disk falls behind, counted) and a
 // writer thread encodes, compresses and appends chunks, folds the stream into
 // keyframes and writes the footer index on close(). A write error stops the
 // recording and is reported in stats(); it never reaches the engine.

@@ -1,14 +1,13 @@
 #include "remote_inbox.h"
 
+#include "core/engine/sim/sim_event_samples.h"
+
 namespace synaptic::ui {
 
 RemoteInbox::RemoteInbox(std::size_t sampleCapacity, std::size_t stateCapacity)
     : m_sampleCapacity(sampleCapacity), m_stateCapacity(stateCapacity) {}
 
-bool RemoteInbox::isSample(const engine::SimEvent &event) {
-    return std::holds_alternative<engine::MetricEvent>(event) || std::holds_alternative<engine::LinkBytesEvent>(event) ||
-           std::holds_alternative<engine::DriftEvent>(event) || std::holds_alternative<engine::InferenceEvent>(event);
-}
+bool RemoteInbox::isSample(const engine::SimEvent &event) { return engine::SimEventSamples::isSample(event); }
 
 bool RemoteInbox::pushEvent(engine::SimEvent event) {
     const bool sample = isSample(event);

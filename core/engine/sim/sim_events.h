@@ -10,7 +10,7 @@
 namespace synaptic::engine {
 
 // Typed events of a simulation (DESIGN.md §3): plain values, copied to
-// observers on other threads through a BoundedQueue. `scope` names what a
+// observers on other threads through a SimEventQueue. `scope` names what a
 // metric is about: "global" (the strategy's reported model), "region:<name>",
 // "edge:<name>".
 struct MetricEvent {

@@ -3,12 +3,12 @@
 #include "cluster_config.h"
 #include "message.h"
 #include "sim_command.h"
+#include "sim_event_samples.h"
 #include "sim_events.h"
 #include "sim_result.h"
 
 #include "run_control.h"
 
-#include "core/engine/events/bounded_queue.h"
 #include "core/engine/synapse/routing_table.h"
 #include "core/engine/tensor_data.h"
 
@@ -31,7 +31,7 @@ struct SimOptions {
     double linkReportSeconds = 1.0;     // LinkBytesEvent interval (virtual)
     std::vector<SimCommand> commands;   // applied at the first step boundary at or after `at`
     std::string saveModelPath;          // the final global model is saved here (model_file.h); empty = not
-    BoundedQueue<SimEvent> *queue = nullptr;           // observers on other threads
+    SimEventQueue *queue = nullptr;                    // observers on other threads (state events never dropped)
     std::function<void(const SimEvent &)> observer;    // same thread (tests, console)
     // Every message the simulated network carries, with the bytes charged
     // for it (engine thread; tests check them against the wire encoding).
