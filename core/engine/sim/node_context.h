@@ -80,6 +80,16 @@ struct NodeContext {
     // Live processes do real work in real time: the compute model adds no
     // virtual time on top of it.
     bool realTime = false;
+    // Faults and guard breaks that tests and the fault matrix set (issue
+    // 15); never read from a config file.
+    struct Faults {
+        // Edges: the lease timers run this far behind the cluster's clock
+        // (clock skew): the edge thinks its lease live after it expired.
+        double leaseClockLagSeconds = 0;
+        // Owners, test-only: the epoch gate accepts every update, so a test
+        // can show the lease audit catches what the gate would have stopped.
+        bool breakEpochGate = false;
+    } faults;
 
     int edge() const { return ClusterShape::edgeOfNode(node); }
     int region() const;                             // -1 for the center

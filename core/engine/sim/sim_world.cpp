@@ -55,6 +55,8 @@ NodeContext &SimWorld::context(int node) {
         slot->shape = shape;
         slot->model = model;
         slot->stepsPerEdge = stepsPerEdge;
+        if (const auto f = faults.find(node); f != faults.end())
+            slot->faults = f->second;
         if (node > 0) {
             const int edge = edgeOfNode(node);
             slot->owners = model->plan.owner[std::size_t(regionOfEdge(edge))];

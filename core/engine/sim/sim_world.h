@@ -10,6 +10,7 @@
 #include "core/engine/synapse/routing_table.h"
 #include "core/engine/synapse/shard_planner.h"
 
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -55,6 +56,7 @@ struct SimWorld {
     std::vector<bool> alive;             // per node, kept by the driver (kill / revive)
     ContributionLedger ledger;
     std::vector<double> confidenceOverride; // per edge; NaN = the global knob (live-edited by commands)
+    std::map<int, NodeContext::Faults> faults; // per node, set before the nodes are built (tests, fault matrix)
 
     const ShardPlan &plan() const { return model->plan; }
     int edgeCount() const { return shape->edgeCount(); }

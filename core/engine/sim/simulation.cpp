@@ -80,6 +80,8 @@ struct Simulation::Impl {
     // What a node's handler asked for: reports first (they describe what the
     // handler did), then timers and messages.
     void dispatch(int node, Outbox &out) {
+        if (options.leaseHistory)
+            recordLeaseHistory(node, out, *options.leaseHistory);
         for (const auto &r : out.reports)
             folder.fold(loop.now(), r);
         for (const auto &t : out.timers)
@@ -113,6 +115,29 @@ struct Simulation::Impl {
         for (const auto &t : out.computeTimers) {
             busy = std::max(busy, loop.now()) + t.seconds;
             setTimer(node, busy, t.kind, t.arg);
+        }
+    }
+
+    // What the lease audit reads, taken from what the node sends and
+    // reports, not from the guards it audits: the center's grants, each
+    // gradient as its edge first sent it (an old owner's forward keeps the
+    // origin's stamp and is not a send), each contribution as applied.
+    void recordLeaseHistory(int node, const Outbox &out, LeaseHistory &h) const {
+        const double now = loop.now();
+        for (const auto &r : out.reports)
+            if (const auto *l = std::get_if<LedgerReport>(&r); l && l->kind == LedgerReport::Kind::Applied)
+                h.applies.push_back({now, node, l->shard, l->ids});
+        for (const auto &m : out.messages) {
+            if (m.kind == MessageKind::LeaseGrant && node == kCenterNode) {
+                h.grants.push_back({now, SimWorld::edgeOfNode(m.to), m.lease});
+            } else if (m.kind == MessageKind::Gradients && m.origin >= 0 && node == SimWorld::nodeOfEdge(m.origin)) {
+                GradientSendRecord s{now, m.origin, m.lease, {}};
+                for (const auto &item : m.shards)
+                    s.contributions.insert(s.contributions.end(), item.contributionIds.begin(),
+                                           item.contributionIds.end());
+                if (!s.contributions.empty())
+                    h.sends.push_back(std::move(s));
+            }
         }
     }
 
@@ -255,6 +280,7 @@ Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
     if (options.stepsPerEdge == 0 && !(options.virtualSeconds > 0))
         throw std::invalid_argument("simulation needs a budget: steps per edge or virtual seconds");
     m_world->stepsPerEdge = options.stepsPerEdge;
+    m_world->faults = options.faults;
     m_impl = std::make_unique<Impl>(*m_world, std::move(options));
     auto &impl = *m_impl;
     const auto n = std::min<std::int64_t>(std::int64_t(config.evalTestSubset), test.size());

@@ -9,11 +9,15 @@
 
 #include "run_control.h"
 
+#include "node_context.h"
+
+#include "core/engine/audit/lease_history.h"
 #include "core/engine/synapse/routing_table.h"
 #include "core/engine/tensor_data.h"
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -36,6 +40,11 @@ struct SimOptions {
     // Every message the simulated network carries, with the bytes charged
     // for it (engine thread; tests check them against the wire encoding).
     std::function<void(const Message &, std::uint64_t bytes)> messageTap;
+    // Filled as the run goes (engine thread): lease grants, gradient sends
+    // and applied contributions, for the lease audit (audit/lease_history.h).
+    LeaseHistory *leaseHistory = nullptr;
+    // Faults and guard breaks (issue 15), per node id; never from a config file.
+    std::map<int, NodeContext::Faults> faults;
 };
 
 struct SimWorld;

@@ -97,7 +97,7 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out)
 }
 
 void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
-    const bool leaseValid = m_lease.lease().validAt(now);
+    const bool leaseValid = m_lease.lease().validAt(leaseClock(now));
     switch (m.kind) {
     case MessageKind::LeaseGrant: onLease(now, m, out); break;
     case MessageKind::Gradients:
@@ -125,7 +125,7 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
             m_awaitingCatchUp.erase(m.from);
             if (m_awaitingCatchUp.empty()) {
                 const auto before = m_lease.mode();
-                m_lease.onCaughtUp(now);
+                m_lease.onCaughtUp(leaseClock(now));
                 setMode(now, before, out);
                 startStepIfAllowed(now, out);
             }
@@ -155,7 +155,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
         break;
     case kLeaseExpiry: {
         const auto before = m_lease.mode();
-        m_lease.tick(now);
+        m_lease.tick(leaseClock(now));
         setMode(now, before, out);
         break;
     }
@@ -167,7 +167,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
             m_unresponsiveOwners.insert(m_awaitingCatchUp.begin(), m_awaitingCatchUp.end());
             m_awaitingCatchUp.clear();
             const auto before = m_lease.mode();
-            m_lease.onCaughtUp(now);
+            m_lease.onCaughtUp(leaseClock(now));
             setMode(now, before, out);
             startStepIfAllowed(now, out);
         }
@@ -182,7 +182,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
         }
         break;
     case SynapticOwner::kMergeDeadlineTimer:
-        m_owner.onMergeDeadline(now, arg, m_lease.lease().validAt(now), out);
+        m_owner.onMergeDeadline(now, arg, m_lease.lease().validAt(leaseClock(now)), out);
         break;
     default: break;
     }
@@ -192,7 +192,7 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     if (grant.owners.size() == m_owners.size())
         m_owners = grant.owners; // the answer to a join: the region's owners as the center knows them
     const auto before = m_lease.mode();
-    m_lease.onLease(grant.lease, now);
+    m_lease.onLease(grant.lease, leaseClock(now));
     m_owner.observeLease(m_lease.lease(), m_edge);
     out.timer(m_lease.lease().expiresAt, kLeaseExpiry);
     if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
@@ -213,7 +213,7 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
 }
 
 void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
-    if (m_done || m_stepRunning || !m_lease.canTrain(now) || !m_awaitingOwners.empty())
+    if (m_done || m_stepRunning || !m_lease.canTrain(leaseClock(now)) || !m_awaitingOwners.empty())
         return;
     if (m_ctx.stepsPerEdge > 0 && m_stepsPushed >= m_ctx.stepsPerEdge) {
         closeWindow(now, true, out);
@@ -232,11 +232,11 @@ void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
 void SynapticEdge::finishStep(double now, Outbox &out) {
     m_stepRunning = false;
     const auto before = m_lease.mode();
-    m_lease.tick(now);
+    m_lease.tick(leaseClock(now));
     setMode(now, before, out);
     // A gradient computed under an earlier epoch (the lease lapsed and came
     // back during the step, values changed under it) is never pushed.
-    if (m_lease.canTrain(now) && m_stepEpoch == m_lease.lease().epoch) {
+    if (m_lease.canTrain(leaseClock(now)) && m_stepEpoch == m_lease.lease().epoch) {
         const auto grads = m_replica->model().gradients();
         auto &flat = m_replica->model();
         for (int s = 0; s < flat.shardCount(); ++s)
@@ -256,7 +256,7 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     const auto &k = m_ctx.config->knobs;
     const bool windowOver = k.aggregationWindowMs > 0 ? now - m_windowStart >= k.aggregationWindowMs / 1e3 - 1e-12
                                                       : m_windowSteps >= k.aggregationWindowSteps;
-    if (m_lease.canTrain(now) && m_windowSteps > 0 && windowOver)
+    if (m_lease.canTrain(leaseClock(now)) && m_windowSteps > 0 && windowOver)
         closeWindow(now, false, out);
     startStepIfAllowed(now, out);
 }
@@ -312,7 +312,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
     out.ledger(LedgerReport::Kind::Sent, merged.size());
-    if (!m_lease.canTrain(now))
+    if (!m_lease.canTrain(leaseClock(now)))
         out.ledger(LedgerReport::Kind::SentWhileReadOnly, byOwner.size());
     const double median = m_answerSeconds.empty() ? 0 : medianAnswerSeconds();
     m_windowClosedAt[m_window] = now;

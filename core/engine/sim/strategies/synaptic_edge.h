@@ -65,6 +65,10 @@ private:
     // Seconds one training step takes: the compute model's, or in real time
     // what the replica measured.
     double stepSeconds() const;
+    // The time the lease timers read: the cluster's, unless a clock-skew
+    // fault makes them run behind (the edge then trusts a lapsed lease; the
+    // owners' epoch gate, fed the true send time, is what stops its writes).
+    double leaseClock(double now) const { return now - m_ctx.faults.leaseClockLagSeconds; }
     // Values that include this edge's last window (Message::round).
     bool answersWindow(const Message &values) const { return values.round >= m_window; }
     int ownerNode(int shard) const { return ClusterShape::nodeOfEdge(m_owners[std::size_t(shard)]); }

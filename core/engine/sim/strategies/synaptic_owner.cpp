@@ -171,7 +171,8 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     double windows = 0; // aggregation windows in this merge, over every accepted edge
     for (auto &p : s.pending) {
         const bool tooOld = s.version > p.item.version + kMaxVersionsBehind;
-        const auto verdict = tooOld ? EpochGate::Verdict::Accepted : m_gate.check(p.edge, p.lease, p.sentAt);
+        const auto verdict = tooOld || m_ctx.faults.breakEpochGate ? EpochGate::Verdict::Accepted
+                                                                   : m_gate.check(p.edge, p.lease, p.sentAt);
         if (tooOld || verdict != EpochGate::Verdict::Accepted) {
             out.ledger(LedgerReport::Kind::Rejected, p.item.contributionIds.size());
             continue;
