@@ -712,7 +712,7 @@ int main(int argc, char **argv) {
                         break;
                     recorder.record(e);
                     denseTimes.push_back(t);
-                    // Never let the queue fill (it would drop the oldest).
+                    // Never let the queue fill (it would coalesce samples, and the count check below would fail).
                     if (++fed % 4096 == 0)
                         while (fed - recorder.stats().events > recorder_queue_slack)
                             std::this_thread::sleep_for(std::chrono::milliseconds(1));

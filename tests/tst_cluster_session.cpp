@@ -116,9 +116,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath("flood.synrec");
-        ClusterSession session(nullptr, 4);
+        ClusterSession session(4, nullptr);
         session.setConfig(m_config);
-        session.setBudget(0, 3.0);
+        session.setBudget(0, 1000.0); // stopped below, once the three commands are in
         ShardMapModel map;
         map.setTopology({"eu-0", "eu-1", "eu-2", "us-0", "us-1", "us-2"}, {0, 0, 0, 1, 1, 1}, {"eu", "us"});
         connect(&session, &ClusterSession::routingChanged, &map, &ShardMapModel::setSnapshot);
@@ -153,6 +153,14 @@ private Q_SLOTS:
         move.node = 0; // the plan gives shard 0 to eu-2
         session.submit(move);
         QTest::qSleep(1500);
+        auto commandsShown = [&] {
+            return std::count_if(shown.begin(), shown.end(), [](const engine::SimEvent &e) {
+                return std::holds_alternative<engine::CommandEvent>(e);
+            });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(commandsShown() == 3, 60000);
+        QTest::qSleep(500); // and a little more to fold while the GUI sleeps
+        session.stop();
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
 
         session::SessionFile file(path.toStdString());

@@ -9,7 +9,9 @@
 
 namespace synaptic::ui {
 
-ClusterSession::ClusterSession(QObject *parent, std::size_t sampleCapacity)
+ClusterSession::ClusterSession(QObject *parent) : ClusterSession(kQueueCapacity, parent) {}
+
+ClusterSession::ClusterSession(std::size_t sampleCapacity, QObject *parent)
     : ClusterSource(parent), m_queue(sampleCapacity) {
     m_drainTimer.setInterval(kCoalesceMs);
     connect(&m_drainTimer, &QTimer::timeout, this, &ClusterSession::drain);

@@ -36,8 +36,9 @@ namespace synaptic::ui {
 class ClusterSession : public ClusterSource {
     Q_OBJECT
 public:
-    // sampleCapacity: metric samples that may wait before they are coalesced.
-    explicit ClusterSession(QObject *parent = nullptr, std::size_t sampleCapacity = kQueueCapacity);
+    explicit ClusterSession(QObject *parent = nullptr);
+    // sampleCapacity: metric samples that may wait before they are coalesced (tests make it small).
+    ClusterSession(std::size_t sampleCapacity, QObject *parent);
     ~ClusterSession() override;
 
     // What start() runs. stepsPerEdge 0 with virtualSeconds 0 trains until stopped.

@@ -42,6 +42,16 @@ void ControlPlaneWindow::enterReplay(ReplayRecording recording) {
     QString problems;
     for (const auto &p : recording.problems)
         problems += tr("\nbyte %1: %2").arg(p.offset).arg(QString::fromStdString(p.what));
+    // DESIGN.md §5: the UI says when samples were coalesced, replays included.
+    QString thinned;
+    if (const auto &end = recording.info.end; end && end->coalesced() > 0)
+        thinned = tr("the recorder fell behind: %1 metric samples were coalesced (charts are coarser there; "
+                     "every state change is shown)")
+                      .arg(end->coalesced());
+    else if (end && end->dropped() > 0)
+        thinned = tr("%1 events were dropped while this file was recorded (an older recorder): the views may "
+                     "miss some changes")
+                      .arg(end->dropped());
     const QString run = recording.runCount > 1 ? tr(" run %1 of %2").arg(recording.run).arg(recording.runCount)
                                                : QString();
     setWindowTitle(tr("Synaptic — replay of %1%2 (%3)")
@@ -55,6 +65,8 @@ void ControlPlaneWindow::enterReplay(ReplayRecording recording) {
     m_replay->seek(m_replay->begin());
     if (!problems.isEmpty())
         statusBar()->showMessage(tr("the recording is damaged; read what could be read:%1").arg(problems));
+    else if (!thinned.isEmpty())
+        statusBar()->showMessage(thinned);
 }
 
 void ControlPlaneWindow::resetViews() {

@@ -148,6 +148,8 @@ int runRerun(const NodeCommand &cmd) {
     const auto data = file.readRun(run);
     printProblems(file.path(), file.problems());
     const auto result = session::rerunAndCompare(file.runs()[std::size_t(run)], data, cmd.sim.threads);
+    if (result.statesOnly)
+        std::printf("the recording's writer fell behind and folded samples: comparing state events only\n");
     if (result.identical) {
         std::printf("identical: %llu of %llu recorded events (%llu metrics) reproduced bit for bit\n",
                     (unsigned long long)result.compared, (unsigned long long)result.recorded,

@@ -39,13 +39,17 @@ using Item = std::variant<engine::SimEvent, RoutingSample, RunStartItem, RunEndI
 
 // What the writer may coalesce when the disk falls behind: the engine's
 // metric samples (as the GUI does) and routing samples (each a whole table
-// that supersedes the one before); never a state event or a run's bounds.
+// that supersedes the one before); never a state event or a run's bounds,
+// and never across them (each run of a --compare file keeps its own totals).
 struct ItemSamples {
     using Key = std::pair<int, engine::SimEventSamples::Key>;
     static bool isSample(const Item &item) {
         if (const auto *e = std::get_if<engine::SimEvent>(&item))
             return engine::SimEventSamples::isSample(*e);
         return std::holds_alternative<RoutingSample>(item);
+    }
+    static bool isBarrier(const Item &item) {
+        return std::holds_alternative<RunStartItem>(item) || std::holds_alternative<RunEndItem>(item);
     }
     static Key sampleKey(const Item &item) {
         if (const auto *e = std::get_if<engine::SimEvent>(&item))
@@ -87,6 +91,7 @@ struct SessionRecorder::Impl {
     Clock::time_point chunkOpened = Clock::now();
     SessionState state;
     int run = -1;
+    std::uint64_t runCoalesced = 0; // samples folded in this run (a run's start and end are barriers)
     double lastKeyframe = -1e300;
     pb::Index index;
 
@@ -105,9 +110,10 @@ struct SessionRecorder::Impl {
                 wake.wait_for(lock, std::chrono::milliseconds(20));
                 last = closing;
             }
-            auto items = queue.drain();
-            for (auto &item : items)
+            queue.drainInto([this](Item &&item, std::uint64_t folded) {
+                runCoalesced += folded;
                 take(std::move(item));
+            });
             if (!chunk.empty() && (last || secondsSince(chunkOpened) >= options.chunkWallSeconds))
                 flush();
             {
@@ -184,6 +190,7 @@ struct SessionRecorder::Impl {
                 if (!chunk.empty())
                     flush();
                 run = b->start->run();
+                runCoalesced = 0;
                 state = SessionState{};
                 state.time = b->start->begins_at();
                 lastKeyframe = state.time;
@@ -193,7 +200,7 @@ struct SessionRecorder::Impl {
                 append(r);
                 stamp(state.time);
             } else if (auto *x = std::get_if<RunEndItem>(&item)) {
-                x->end->set_coalesced(queue.coalesced());
+                x->end->set_coalesced(runCoalesced);
                 *index.add_ends() = *x->end;
                 pb::Record r;
                 *r.mutable_run_end() = *x->end;

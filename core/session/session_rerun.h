@@ -27,6 +27,9 @@ struct RerunResult {
     std::uint64_t recorded = 0;
     bool identical = false;
     std::string firstDifference;       // "event 1234: recorded ... / rerun ..."
+    // The recording's writer fell behind and folded (or, before issue 15,
+    // dropped) samples: only state events could be compared, in order.
+    bool statesOnly = false;
 };
 
 // Runs the simulator again from the recording and compares the streams

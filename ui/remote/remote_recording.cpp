@@ -1,7 +1,8 @@
 // RemoteClusterSession's record button: the reader thread hands each event
 // to a SessionRecorder (which only queues it; its own thread writes), so a
 // recording holds every event the center sent, even samples the GUI had to
-// coalesce. A live run has no rerun plan: RunStart carries the cluster's
+// coalesce (unless the disk falls behind: then the recorder folds samples
+// too, counted in the run's end record; state events are always written). A live run has no rerun plan: RunStart carries the cluster's
 // config but no step budget or seed schedule a simulator could replay, and
 // the recorder's tool field says it was a live cluster.
 #include "remote_cluster_session.h"

@@ -57,8 +57,14 @@ void SimEventSamples::absorb(SimEvent &newer, const SimEvent &older) {
         s->p50Ms = upperBound(s->p50Ms, o.p50Ms);
         s->p95Ms = upperBound(s->p95Ms, o.p95Ms);
         s->p99Ms = upperBound(s->p99Ms, o.p99Ms);
+    } else if (auto *d = std::get_if<DriftEvent>(&newer)) {
+        // The worst reading of the folded span: a drift spike a stalled
+        // view would otherwise never see.
+        const auto &o = std::get<DriftEvent>(older);
+        d->versionLag = std::max(d->versionLag, o.versionLag);
+        d->parameterDrift = std::max(d->parameterDrift, o.parameterDrift);
     }
-    // A metric point and a drift reading: the newer one stands.
+    // A metric point: the newer one stands.
 }
 
 } // namespace synaptic::engine

@@ -26,8 +26,8 @@ struct SimEventSamples {
     // Folds `older` into `newer` of the same key: link bytes and serving
     // counts add up over the joined interval (totals stay exact); a serving
     // interval's percentiles become the larger of the two (an upper bound on
-    // the joined interval's); a metric point or a drift reading is replaced
-    // by the newer one.
+    // the joined interval's); a drift reading keeps the worst version lag and
+    // parameter drift of the two; a metric point is replaced by the newer one.
     static void absorb(SimEvent &newer, const SimEvent &older);
 };
 
