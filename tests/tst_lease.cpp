@@ -120,6 +120,21 @@ private Q_SLOTS:
         QVERIFY(owner.rejected() >= std::uint64_t(sentUnderExpired));
     }
 
+    // A shorter lease_seconds never takes back an expiry already granted:
+    // the edge may act on it, and no new epoch may overlap it.
+    void aShorterLeaseNeverShortensAGrantedOne() {
+        LeaseRegistry center(1, 10.0);
+        const Lease first = center.heartbeat(0, 0, 0.0); // until 10
+        center.setLeaseSeconds(2.0);
+        const Lease renewed = center.heartbeat(0, first.epoch, 5.0);
+        QCOMPARE(renewed.epoch, first.epoch);
+        QCOMPARE(renewed.expiresAt, 10.0); // not 7
+        const Lease still = center.heartbeat(0, first.epoch, 9.0);
+        QCOMPARE(still.expiresAt, 11.0); // now the shorter lease reaches past the old expiry
+        const Lease fresh = center.heartbeat(0, first.epoch, 11.5);
+        QVERIFY(fresh.epoch > first.epoch); // expired: a new epoch, only after the old one ended
+    }
+
     void badArguments() {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, LeaseRegistry(2, 0.0));
         LeaseRegistry center(2, 5.0);

@@ -143,8 +143,11 @@ private Q_SLOTS:
         const auto r = partitionedRun(1000, true);
         QVERIFY2(countOf(r.violations, "applied_under_live_lease") > 0, "the broken gate went unnoticed");
         for (const auto &v : r.violations)
-            if (v.invariant == "applied_under_live_lease")
+            if (v.invariant == "applied_under_live_lease") {
                 QVERIFY(v.shard >= 0 && v.node >= 1 && v.node <= 3 && v.time > 0.5);
+                // Traced to its send: a recorder that lost sends would show up here instead.
+                QVERIFY2(v.detail.find("never sent") == std::string::npos, v.detail.c_str());
+            }
     }
 
     // The gate broken alone lets nothing bad through when every edge keeps

@@ -27,7 +27,7 @@ std::string whyNotLive(const GrantsByEdge &grants, int edge, const Lease &stampe
                    std::to_string(g->lease.epoch) + " at " + std::to_string(g->time) + " s";
         if (g->lease.epoch == stamped.epoch) {
             granted = true;
-            live = live || t < g->lease.expiresAt; // a renewal extends it
+            live = live || t < g->lease.expiresAt; // a renewal extends it (LeaseRegistry never shortens one)
         }
     }
     if (!granted)
@@ -50,7 +50,7 @@ std::vector<Violation> checkLeaseInvariants(const LeaseHistory &history) {
         for (auto id : s.contributions)
             sentBy.emplace(id, &s);
         if (const auto why = whyNotLive(grants, s.edge, s.stamped, s.time); !why.empty())
-            out.push_back({"sent_under_live_lease", -1, s.edge + 1, s.time,
+            out.push_back({"sent_under_live_lease", -1, s.edge + 1 /* node id of edge */, s.time,
                            "edge " + std::to_string(s.edge) + " sent gradients while read-only: " + why});
     }
     for (const auto &a : history.applies) {

@@ -16,7 +16,7 @@ namespace synaptic::engine {
 struct LeaseGrantRecord {
     double time = 0; // when the center sent it
     int edge = 0;
-    Lease lease;     // a new epoch, or a renewal (same epoch, later expiry)
+    Lease lease;     // a new epoch, or a renewal (same epoch, an expiry never earlier)
 };
 struct GradientSendRecord {
     double time = 0; // when the edge sent it

@@ -1,5 +1,6 @@
 #include "lease.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,8 +25,12 @@ Lease LeaseRegistry::heartbeat(int edge, std::uint64_t heldEpoch, double now) {
     checkEdge(edge, m_leases.size());
     Lease &current = m_leases[std::size_t(edge)];
     if (current.validAt(now)) {
+        // A renewal never shortens a lease (a shorter lease_seconds knob
+        // applies to new grants and as renewals catch up): the edge may act
+        // on the expiry it was already told, and the center must not grant
+        // a new epoch before that expiry, or two epochs would overlap.
         if (heldEpoch == current.epoch)
-            current.expiresAt = now + m_seconds;
+            current.expiresAt = std::max(current.expiresAt, now + m_seconds);
         return current;
     }
     current = Lease{m_nextEpoch++, now + m_seconds};

@@ -194,7 +194,9 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     const auto before = m_lease.mode();
     m_lease.onLease(grant.lease, leaseClock(now));
     m_owner.observeLease(m_lease.lease(), m_edge);
-    out.timer(m_lease.lease().expiresAt, kLeaseExpiry);
+    // When the lease runs out by this edge's lease clock (later than the
+    // cluster's under a clock-skew fault).
+    out.timer(m_lease.lease().expiresAt + m_ctx.faults.leaseClockLagSeconds, kLeaseExpiry);
     if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
         // Ask every owner in the region for current values before training.
         m_awaitingCatchUp = ownerNodes();
