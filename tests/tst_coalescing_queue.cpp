@@ -5,6 +5,8 @@
 // on a consumer.
 #include "core/engine/sim/sim_event_samples.h"
 
+#include "events_of.h"
+
 #include <QTest>
 
 #include <atomic>
@@ -36,22 +38,7 @@ LeaseEvent lease(double time, int edge, const char *mode, std::uint64_t epoch) {
     return l;
 }
 
-// Per link: bytes over every LinkBytesEvent in `events`.
-std::map<std::pair<int, int>, std::uint64_t> bytesPerLink(const std::vector<SimEvent> &events) {
-    std::map<std::pair<int, int>, std::uint64_t> total;
-    for (const auto &e : events)
-        if (const auto *l = std::get_if<LinkBytesEvent>(&e))
-            total[{l->from, l->to}] += l->bytes;
-    return total;
-}
 
-std::vector<std::string> stateEvents(const std::vector<SimEvent> &events) {
-    std::vector<std::string> out;
-    for (const auto &e : events)
-        if (!SimEventSamples::isSample(e))
-            out.push_back(describeEvent(e));
-    return out;
-}
 
 } // namespace
 
@@ -96,7 +83,7 @@ private Q_SLOTS:
         QVERIFY(q.coalesced() > 0);
         QCOMPARE(out.size() + q.coalesced(), pushed.size());
         // Every state event, in order; byte totals per link exact.
-        QCOMPARE(stateEvents(out), stateEvents(pushed));
+        QCOMPARE(stateEventTexts(out), stateEventTexts(pushed));
         QCOMPARE(bytesPerLink(out), bytesPerLink(pushed));
         // The newest sample of each link survives, covering the folded ones' time.
         const LinkBytesEvent *last12 = nullptr;
@@ -179,7 +166,7 @@ private Q_SLOTS:
         QCOMPARE(q.pushed(), std::uint64_t(kEvents));
         QVERIFY(q.coalesced() > 0); // the consumer did fall behind
         QCOMPARE(received.size() + q.coalesced(), std::size_t(kEvents));
-        QCOMPARE(stateEvents(received), stateEvents(pushed));
+        QCOMPARE(stateEventTexts(received), stateEventTexts(pushed));
         QCOMPARE(bytesPerLink(received), bytesPerLink(pushed));
     }
 

@@ -15,6 +15,8 @@
 #include <ATen/Parallel.h>
 
 #include <QTemporaryDir>
+#include "events_of.h"
+
 #include <QTest>
 
 #include <cstring>
@@ -252,20 +254,6 @@ private Q_SLOTS:
             recorder.close();
             QVERIFY(recorder.stats().coalesced > 0);
         }
-        auto states = [](const std::vector<SimEvent> &events) {
-            std::vector<std::string> out;
-            for (const auto &e : events)
-                if (!SimEventSamples::isSample(e))
-                    out.push_back(describeEvent(e));
-            return out;
-        };
-        auto linkBytes = [](const std::vector<SimEvent> &events) {
-            std::map<std::pair<int, int>, std::uint64_t> total;
-            for (const auto &e : events)
-                if (const auto *l = std::get_if<LinkBytesEvent>(&e))
-                    total[{l->from, l->to}] += l->bytes;
-            return total;
-        };
         session::SessionFile file(path);
         QCOMPARE(int(file.runs().size()), 2);
         std::uint64_t folded = 0;
@@ -273,8 +261,8 @@ private Q_SLOTS:
             const auto data = file.readRun(run);
             const auto &end = file.runs()[std::size_t(run)].end;
             QVERIFY(end.has_value());
-            QCOMPARE(states(data.events), states(m_emitted));
-            QCOMPARE(linkBytes(data.events), linkBytes(m_emitted));
+            QCOMPARE(stateEventTexts(data.events), stateEventTexts(m_emitted));
+            QCOMPARE(bytesPerLink(data.events), bytesPerLink(m_emitted));
             QCOMPARE(end->coalesced(), std::uint64_t(m_emitted.size() - data.events.size()));
             folded += end->coalesced();
         }
@@ -284,7 +272,7 @@ private Q_SLOTS:
         const auto rerun = session::rerunAndCompare(file.runs()[0], file.readRun(0), 2);
         if (file.runs()[0].end->coalesced() > 0) {
             QVERIFY(rerun.statesOnly);
-            QCOMPARE(rerun.recorded, std::uint64_t(states(m_emitted).size()));
+            QCOMPARE(rerun.recorded, std::uint64_t(stateEventTexts(m_emitted).size()));
         }
         QVERIFY2(rerun.identical, rerun.firstDifference.c_str());
     }

@@ -532,22 +532,8 @@ private Q_SLOTS:
         QCOMPARE(received.size() + queue.coalesced(), r.result.events);
         QVERIFY(!received.empty());
         QVERIFY(queue.coalesced() > 0); // the observer did fall behind, so samples were folded
-        auto states = [](const std::vector<SimEvent> &events) {
-            std::vector<std::string> out;
-            for (const auto &e : events)
-                if (!SimEventSamples::isSample(e))
-                    out.push_back(describeEvent(e));
-            return out;
-        };
-        auto linkBytes = [](const std::vector<SimEvent> &events) {
-            std::map<std::pair<int, int>, std::uint64_t> total;
-            for (const auto &e : events)
-                if (const auto *l = std::get_if<LinkBytesEvent>(&e))
-                    total[{l->from, l->to}] += l->bytes;
-            return total;
-        };
-        QCOMPARE(states(received), states(r.events));
-        QCOMPARE(linkBytes(received), linkBytes(r.events));
+        QCOMPARE(stateEventTexts(received), stateEventTexts(r.events));
+        QCOMPARE(bytesPerLink(received), bytesPerLink(r.events));
     }
 };
 
