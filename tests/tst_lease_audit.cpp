@@ -6,7 +6,7 @@
 // edges keep writing; the owners' epoch gate must stop it), then with the
 // gate broken behind a test-only switch: the audit must catch each break.
 #include "core/data/fashion_mnist.h"
-#include "core/engine/audit/lease_history.h"
+#include "core/engine/audit/invariants.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
@@ -59,7 +59,11 @@ class TestLeaseAudit : public QObject {
         o.finalFullEvaluation = false;
         o.commands = {SimCommand{SimCommand::Kind::PartitionRegion, 0.5, -1, 0},
                       SimCommand{SimCommand::Kind::HealRegion, 2.5, -1, 0}};
-        o.leaseHistory = &r.history;
+        std::vector<AuditEvent> audit;
+        o.observer = [&audit](const SimEvent &e) {
+            if (const auto *a = std::get_if<AuditEvent>(&e))
+                audit.push_back(*a);
+        };
         for (int node = 1; node <= 6; ++node) {
             NodeContext::Faults f;
             f.leaseClockLagSeconds = node <= 3 ? euLeaseClockLag : 0;
@@ -68,6 +72,7 @@ class TestLeaseAudit : public QObject {
         }
         Simulation sim(m_tiny, m_train, m_trainSet.labels, m_test, o);
         r.result = sim.run();
+        r.history = leaseHistoryOf(audit);
         r.violations = checkLeaseInvariants(r.history);
         qInfo("lag %g s, gate %s: %zu grants, %zu sends, %zu applies; %zu sent and %zu applied under a lapsed lease; "
               "%llu rejected",

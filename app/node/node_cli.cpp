@@ -30,8 +30,9 @@ std::string nodeUsage() {
            "       synaptic-node info FILE [--json]          what a recording holds; checks every chunk\n"
            "       synaptic-node export FILE [--run N] [--csv DIR] [--trace FILE] [--report FILE]\n"
            "       synaptic-node rerun FILE [--run N] [--threads N]   rerun a recorded run, compare streams\n"
+           "       synaptic-node check FILE [--run N]        check every invariant on the recorded history\n"
            "         exit codes: 0 ok, 1 failed or unreadable file, 2 usage, 3 damaged recording\n"
-           "                     (read as far as possible) or a rerun that differs\n"
+           "                     (read as far as possible), a rerun that differs or an invariant violated\n"
            "       synaptic-node center --config FILE [--listen ADDR] [--steps N] [--eval-every-samples N]\n"
            "                            [--report FILE] [--exit-when-done] [--start-timeout S] LIVE-OPTIONS\n"
            "         the center of a live cluster (synaptic, param_server or diloco); edges join it\n"
@@ -308,7 +309,7 @@ NodeCommand parseEdgeCommand(const std::vector<std::string> &args) {
 NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     NodeCommand cmd;
     if (args.empty())
-        throw ConfigError("command", "missing (expected train, sim, serve, info, export, rerun, center, edge, cluster, "
+        throw ConfigError("command", "missing (expected train, sim, serve, info, export, rerun, check, center, edge, cluster, "
                                      "--version or --help)");
     const std::string &verb = args.front();
     if (verb == "--version" || verb == "version") {
@@ -329,6 +330,8 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
         return parseRecordingCommand(args, NodeCommand::Kind::Export);
     if (verb == "rerun")
         return parseRecordingCommand(args, NodeCommand::Kind::Rerun);
+    if (verb == "check")
+        return parseRecordingCommand(args, NodeCommand::Kind::Check);
     if (verb == "center")
         return parseCenterCommand(args, NodeCommand::Kind::Center);
     if (verb == "cluster")

@@ -15,14 +15,14 @@ namespace synaptic::app {
 // What `synaptic-node` was asked to do. Parsing is separate from running so
 // the flags are checked before any data is loaded.
 struct NodeCommand {
-    enum class Kind { Train, Sim, Serve, Info, Export, Rerun, Center, Edge, Cluster, Version, Help };
+    enum class Kind { Train, Sim, Serve, Info, Export, Rerun, Check, Center, Edge, Cluster, Version, Help };
     Kind kind = Kind::Help;
     engine::TrainConfig train;
     engine::SimRunRequest sim;
     engine::ServeRequest serve;
     std::string reportPath;
     std::string recordPath;     // sim --record
-    std::string recordingPath;  // info / export / rerun FILE
+    std::string recordingPath;  // info / export / rerun / check FILE
     std::string csvDir;         // export --csv
     std::string tracePath;      // export --trace
     int run = -1;               // export / rerun --run (-1: every run / the first)

@@ -137,6 +137,8 @@ int main(int argc, char **argv) {
             return app::runExport(cmd);
         case app::NodeCommand::Kind::Rerun:
             return app::runRerun(cmd);
+        case app::NodeCommand::Kind::Check:
+            return app::runCheck(cmd);
 #else
         case app::NodeCommand::Kind::Sim:
             return cmd.recordPath.empty() ? app::runSim(cmd) : withoutSessions("sim --record");
@@ -146,6 +148,8 @@ int main(int argc, char **argv) {
             return withoutSessions("export");
         case app::NodeCommand::Kind::Rerun:
             return withoutSessions("rerun");
+        case app::NodeCommand::Kind::Check:
+            return withoutSessions("check");
 #endif
 #ifdef SYNAPTIC_WITH_RPC
         case app::NodeCommand::Kind::Center:

@@ -2,6 +2,7 @@
 
 #include "node_exit.h"
 
+#include "core/engine/audit/invariants.h"
 #include "core/engine/train_report.h"
 #include "core/session/session_export.h"
 #include "core/session/session_file.h"
@@ -159,6 +160,68 @@ int runRerun(const NodeCommand &cmd) {
     std::printf("DIFFERENT after %llu identical events: %s\n", (unsigned long long)result.compared,
                 result.firstDifference.c_str());
     return kExitDamaged;
+}
+
+int runCheck(const NodeCommand &cmd) {
+    session::SessionFile file(cmd.recordingPath);
+    if (file.runs().empty())
+        throw std::runtime_error(file.path() + ": holds no run");
+    if (cmd.run >= int(file.runs().size()))
+        throw std::runtime_error(file.path() + ": no run " + std::to_string(cmd.run) + " (it has " +
+                                 std::to_string(file.runs().size()) + ")");
+    std::size_t violated = 0;
+    std::size_t audited = 0;
+    for (int r = 0; r < int(file.runs().size()); ++r) {
+        if (cmd.run >= 0 && r != cmd.run)
+            continue;
+        const auto &info = file.runs()[std::size_t(r)];
+        const auto data = file.readRun(r);
+        std::vector<engine::AuditEvent> history;
+        for (const auto &e : data.events)
+            if (const auto *a = std::get_if<engine::AuditEvent>(&e))
+                history.push_back(*a);
+        const std::string name = "run " + std::to_string(r) + " (" + info.start.strategy() + ")";
+        if (history.empty()) {
+            std::printf("%s: no audit history recorded (written before issue 15, or not a synaptic run)\n",
+                        name.c_str());
+            continue;
+        }
+        ++audited;
+        const auto scope = info.start.begins_at() > 0 ? engine::HistoryScope::StartsMidRun
+                           : info.end                  ? engine::HistoryScope::Whole
+                                                       : engine::HistoryScope::CutShort;
+        const auto violations = engine::checkInvariants(history, scope);
+        if (violations.empty()) {
+            const char *note = scope == engine::HistoryScope::CutShort
+                                   ? " (cut short: contributions without an outcome are indeterminate)"
+                               : scope == engine::HistoryScope::StartsMidRun
+                                   ? " (recorded from mid-run: lease, accounting and catch-up not checkable)"
+                                   : "";
+            std::printf("%s: every invariant holds over %zu audit events%s\n", name.c_str(), history.size(), note);
+            continue;
+        }
+        ++violated;
+        std::printf("%s: %zu violation(s)\n", name.c_str(), violations.size());
+        constexpr std::size_t kShown = 20;
+        for (std::size_t i = 0; i < violations.size() && i < kShown; ++i)
+            std::printf("  %s\n", engine::describeViolation(violations[i]).c_str());
+        if (violations.size() > kShown)
+            std::printf("  ... and %zu more\n", violations.size() - kShown);
+    }
+    printProblems(file.path(), file.problems());
+    if (violated > 0)
+        return kExitDamaged;
+    if (!file.problems().empty()) {
+        std::fprintf(stderr, "synaptic-node: %s is damaged: what could be read was checked (above)\n",
+                     file.path().c_str());
+        return kExitDamaged;
+    }
+    if (audited == 0) {
+        std::fprintf(stderr, "synaptic-node: error: %s: no run holds an audit history; nothing to check\n",
+                     file.path().c_str());
+        return kExitFailure;
+    }
+    return kExitOk;
 }
 
 } // namespace synaptic::app

@@ -11,5 +11,8 @@ int runSimRecorded(const NodeCommand &cmd);
 int runInfo(const NodeCommand &cmd);
 int runExport(const NodeCommand &cmd);
 int runRerun(const NodeCommand &cmd);
+// Exit 0: every invariant holds on every checked run; 3: one is violated;
+// 1: the file is unreadable or holds no audit history.
+int runCheck(const NodeCommand &cmd);
 
 } // namespace synaptic::app

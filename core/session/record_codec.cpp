@@ -23,6 +23,8 @@ pb::Command toProto(const e::SimCommand &c) {
     l->set_bandwidth_bits_per_second(c.link.bandwidthBitsPerSecond);
     l->set_loss_rate(c.link.lossRate);
     l->set_up(c.link.up);
+    l->set_duplicate_rate(c.link.duplicateRate);
+    l->set_jitter_seconds(c.link.jitterSeconds);
     m.set_at_boundary(c.atBoundary);
     return m;
 }
@@ -41,6 +43,8 @@ e::SimCommand fromProto(const pb::Command &m) {
     c.link.bandwidthBitsPerSecond = m.link().bandwidth_bits_per_second();
     c.link.lossRate = m.link().loss_rate();
     c.link.up = m.link().up();
+    c.link.duplicateRate = m.link().duplicate_rate();
+    c.link.jitterSeconds = m.link().jitter_seconds();
     c.atBoundary = m.at_boundary();
     return c;
 }
@@ -131,6 +135,27 @@ struct ToProto {
         p->set_peer(v.peer);
         p->set_count(v.count);
     }
+    void operator()(const e::AuditEvent &v) {
+        m.set_time(v.time);
+        auto *p = m.mutable_audit();
+        p->set_kind(int(v.kind));
+        p->set_node(v.node);
+        p->set_shard(v.shard);
+        p->set_region(v.region);
+        p->set_epoch(v.epoch);
+        p->set_expires_at(v.expiresAt);
+        p->set_version(v.version);
+        p->set_checksum(v.checksum);
+        p->set_cache(v.cache);
+        p->mutable_ids()->Add(v.ids.begin(), v.ids.end());
+        p->mutable_shards()->Add(v.shards.begin(), v.shards.end());
+        p->mutable_versions()->Add(v.versions.begin(), v.versions.end());
+        p->set_reason(v.reason);
+        p->set_requests(v.requests);
+        p->set_answered(v.answered);
+        p->set_abandoned(v.abandoned);
+        p->set_pending(v.pending);
+    }
     void operator()(const e::CommandEvent &v) {
         m.set_time(v.time);
         auto *p = m.mutable_command();
@@ -200,6 +225,32 @@ std::optional<e::SimEvent> fromProto(const pb::Event &m) {
     case pb::Event::kRejectedInput: {
         const auto &p = m.rejected_input();
         return e::RejectedInputEvent{t, p.node(), p.reason(), p.peer(), p.count()};
+    }
+    case pb::Event::kAudit: {
+        const auto &p = m.audit();
+        // An unknown kind from a newer writer is skipped, not misread.
+        if (p.kind() < 0 || p.kind() > int(e::AuditEvent::Kind::Serve))
+            return std::nullopt;
+        e::AuditEvent ev;
+        ev.time = t;
+        ev.kind = static_cast<e::AuditEvent::Kind>(p.kind());
+        ev.node = p.node();
+        ev.shard = p.shard();
+        ev.region = p.region();
+        ev.epoch = p.epoch();
+        ev.expiresAt = p.expires_at();
+        ev.version = p.version();
+        ev.checksum = p.checksum();
+        ev.cache = p.cache();
+        ev.ids.assign(p.ids().begin(), p.ids().end());
+        ev.shards.assign(p.shards().begin(), p.shards().end());
+        ev.versions.assign(p.versions().begin(), p.versions().end());
+        ev.reason = p.reason();
+        ev.requests = p.requests();
+        ev.answered = p.answered();
+        ev.abandoned = p.abandoned();
+        ev.pending = p.pending();
+        return ev;
     }
     default:
         return std::nullopt;

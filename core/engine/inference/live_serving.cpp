@@ -39,6 +39,8 @@ LiveServing::LiveServing(Env env, Options options, const TensorSet &pool)
     m_edgeVersion.assign(std::size_t(m_options.edges), 0);
     m_retrying.assign(std::size_t(m_options.edges), false);
     m_suspect.assign(std::size_t(m_options.edges), false);
+    for (auto *counts : {&m_arrived, &m_answered, &m_abandoned, &m_pending})
+        counts->assign(std::size_t(m_options.edges), 0);
     m_probing.assign(std::size_t(m_options.edges), false);
     for (int e = 0; e < m_options.edges; ++e)
         m_rng.emplace_back(m_options.seed * 0x2545F4914F6CDD1Dull + std::uint64_t(e) + 17);
@@ -122,7 +124,14 @@ void LiveServing::scheduleArrival(int edge, double after) {
         m_env.loop->at(at, [this, edge] { arrive(edge); });
 }
 
-void LiveServing::answer(double latency, bool atEdge, bool degraded, bool correct) {
+void LiveServing::abandon(int edge) {
+    ++m_abandoned[std::size_t(edge)];
+    --m_pending[std::size_t(edge)];
+}
+
+void LiveServing::answer(int edge, double latency, bool atEdge, bool degraded, bool correct) {
+    ++m_answered[std::size_t(edge)];
+    --m_pending[std::size_t(edge)];
     ++m_interval.requests;
     m_interval.atEdge += atEdge;
     m_interval.degraded += degraded;
@@ -139,6 +148,8 @@ void LiveServing::arrive(int edge) {
     const int node = SimWorld::nodeOfEdge(edge);
     if (!m_env.alive(node))
         return; // a dead edge serves nobody; its clients go elsewhere
+    ++m_arrived[std::size_t(edge)];
+    ++m_pending[std::size_t(edge)];
     const double arrival = now();
     const std::int64_t half = m_pool.size() / 2;
     const auto image = std::size_t(half + std::int64_t(m_rng[std::size_t(edge)]() % std::uint64_t(m_pool.size() - half)));
@@ -149,6 +160,8 @@ void LiveServing::arrive(int edge) {
     m_env.loop->at(done, [this, edge, node, arrival, image, version] {
         if (m_env.alive(node)) // killed while computing: the request dies with the process
             decide(edge, arrival, image, version);
+        else
+            abandon(edge);
     });
 }
 
@@ -156,10 +169,14 @@ void LiveServing::arrive(int edge) {
 void LiveServing::decide(int edge, double arrival, std::size_t image, std::uint64_t version) {
     const SplitPredictions &a = *m_releases[std::size_t(version)];
     const bool exitRight = a.exitClass[image] == a.label[image];
+    if (m_env.dropsRequest && m_env.dropsRequest(edge)) {
+        --m_pending[std::size_t(edge)]; // thrown away: no longer held, never answered
+        return; // test-only: a read-only edge that stops serving (the audit must catch it)
+    }
     if (answersAtEdge(a.confidence[image], m_env.threshold(edge)))
-        answer(now() - arrival, true, false, exitRight);
+        answer(edge, now() - arrival, true, false, exitRight);
     else if (m_suspect[std::size_t(edge)])
-        answer(now() - arrival, true, true, exitRight);
+        answer(edge, now() - arrival, true, true, exitRight);
     else
         forward(edge, arrival, image, version, exitRight);
 }
@@ -176,9 +193,11 @@ void LiveServing::forward(int edge, double arrival, std::size_t image, std::uint
         if (*answered)
             return;
         *answered = true;
-        if (!m_env.alive(node))
+        if (!m_env.alive(node)) {
+            abandon(edge);
             return; // the edge died with the request: nobody is answered, nothing is learned
-        answer(now() - arrival, true, true, exitRight);
+        }
+        answer(edge, now() - arrival, true, true, exitRight);
         suspect(edge);
     });
     const auto atCenter = m_env.send(node, kCenterNode, bytes);
@@ -203,9 +222,11 @@ void LiveServing::forward(int edge, double arrival, std::size_t image, std::uint
                 if (*answered)
                     return;
                 *answered = true;
-                if (!m_env.alive(node))
+                if (!m_env.alive(node)) {
+                    abandon(SimWorld::edgeOfNode(node));
                     return; // the reply reached a dead edge
-                answer(now() - arrival, false, false, right);
+                }
+                answer(SimWorld::edgeOfNode(node), now() - arrival, false, false, right);
             });
         });
     });
@@ -245,6 +266,22 @@ void LiveServing::probe(int edge) {
 }
 
 void LiveServing::report(double interval) {
+    // The serving audit (issue 15 §3): per edge, every request that arrived
+    // is answered, died with its edge, or is still being served.
+    for (int edge = 0; edge < m_options.edges; ++edge) {
+        const auto i = std::size_t(edge);
+        if (m_arrived[i] == 0)
+            continue;
+        AuditEvent a;
+        a.time = now();
+        a.kind = AuditEvent::Kind::Serve;
+        a.node = SimWorld::nodeOfEdge(edge);
+        a.requests = m_arrived[i];
+        a.answered = m_answered[i];
+        a.abandoned = m_abandoned[i];
+        a.pending = m_pending[i];
+        m_env.emit(std::move(a));
+    }
     InferenceEvent e = m_interval;
     e.time = now();
     e.interval = interval;

@@ -53,6 +53,9 @@ public:
         std::function<double(int edge)> threshold;            // the live knob, with per-edge overrides
         std::function<double(int node, double flops)> computeSeconds;
         std::function<void(SimEvent)> emit;
+        // Test-only (issue 15): true when this edge, read-only, drops what
+        // it should answer; the serving audit must catch it. May be empty.
+        std::function<bool(int edge)> dropsRequest;
     };
     struct Options {
         double ratePerEdge = 0;
@@ -95,7 +98,8 @@ private:
     void forward(int edge, double arrival, std::size_t image, std::uint64_t version, bool exitRight);
     void suspect(int edge);
     void probe(int edge);
-    void answer(double latency, bool atEdge, bool degraded, bool correct);
+    void answer(int edge, double latency, bool atEdge, bool degraded, bool correct);
+    void abandon(int edge); // the edge died holding the request
     double now() const;
 
     Env m_env;
@@ -107,6 +111,9 @@ private:
     std::vector<std::mt19937_64> m_rng;                        // per edge
     std::vector<bool> m_suspect;                               // per edge: a forward timed out, no probe answered since
     std::vector<bool> m_probing;                               // per edge: a probe chain is scheduled
+    // The serving audit, per edge: requests that arrived, were answered,
+    // died with their edge, and are held now.
+    std::vector<std::uint64_t> m_arrived, m_answered, m_abandoned, m_pending;
     std::uint64_t m_imageBytes = 0;
     int m_syncsSinceRelease = 0;
     // The interval being accumulated.

@@ -51,6 +51,10 @@ struct StrategyKnobs {
     int aggregationWindowSteps = 1;   // synaptic: local steps merged before pushing to the owner
     double aggregationWindowMs = 0;   // synaptic: > 0: the window is this many virtual ms instead of a step count
     int centerSyncWindows = 32;       // synaptic: windows between center syncs
+    // synaptic: an owner writes its durable state (issue 15 §1) after at
+    // most this many version bumps of a shard, at every center sync and at
+    // a handoff: a crash loses at most this many merges.
+    int durableEveryMerges = 8;
     bool waitForValues = true;        // synaptic: an edge waits for its owners' new values after each window
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour

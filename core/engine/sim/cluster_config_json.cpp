@@ -83,6 +83,7 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
          {{"aggregation_window_steps", k.aggregationWindowSteps},
           {"aggregation_window_ms", k.aggregationWindowMs},
           {"center_sync_windows", k.centerSyncWindows},
+          {"durable_every_merges", k.durableEveryMerges},
           {"wait_for_values", k.waitForValues},
           {"diloco_local_steps", k.dilocoLocalSteps},
           {"gossip_steps", k.gossipSteps},

@@ -68,7 +68,7 @@ std::string CommandApplier::apply(const SimCommand &c) {
             return "this strategy has no such node";
         if (m_hooks.alive(n) != kill)
             return kill ? "already down" : "already running";
-        m_hooks.setAlive(n, kill);
+        m_hooks.setAlive(n, kill, !kill && c.value > 0);
         return "";
     }
     case K::SetLink:
@@ -76,7 +76,26 @@ std::string CommandApplier::apply(const SimCommand &c) {
     case K::HealLink:
     case K::PartitionRegion:
     case K::HealRegion:
+    case K::PartitionOneWay:
         return applyNetwork(c);
+    case K::SetClockSkew:
+    case K::SetStraggler: {
+        if (c.node < 0 || c.node >= edges)
+            return "no such edge";
+        if (!std::isfinite(c.value))
+            return "the value must be a number";
+        auto &faults = m_world.context(SimWorld::nodeOfEdge(c.node)).faults;
+        if (c.kind == K::SetClockSkew) {
+            if (std::abs(c.value) > 86400)
+                return "clock skew must be within a day";
+            faults.leaseClockLagSeconds = c.value;
+        } else {
+            if (!(c.value > 0 && c.value <= 1))
+                return "a straggler's speed must be in (0, 1]";
+            faults.computeSpeed = c.value;
+        }
+        return "";
+    }
     default:
         return applyKnob(c);
     }
@@ -118,6 +137,11 @@ std::string CommandApplier::applyNetwork(const SimCommand &c) {
         if (!validNode(c.node) || !validNode(c.nodeB) || c.node == c.nodeB)
             return "no such link";
         m_transport.setLinkUp(nodeOf(c.node), nodeOf(c.nodeB), c.kind == K::HealLink);
+        return "";
+    case K::PartitionOneWay:
+        if (!validNode(c.node) || !validNode(c.nodeB) || c.node == c.nodeB)
+            return "no such link";
+        m_transport.setDirectionUp(nodeOf(c.node), nodeOf(c.nodeB), false);
         return "";
     case K::PartitionRegion:
     case K::HealRegion:

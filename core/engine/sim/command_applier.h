@@ -28,7 +28,8 @@ public:
         std::function<std::string(int node, const SimCommand &cmd)> toNode;
         std::function<bool(int node)> alive;
         std::function<bool(int node)> exists;
-        std::function<void(int node, bool kill)> setAlive; // kill or revive (the node exists)
+        // Kill or revive (the node exists); a revive from the node's old state file when `oldState`.
+        std::function<void(int node, bool kill, bool oldState)> setAlive;
         std::function<double()> now;
         std::function<void(SimEvent)> emit;
     };

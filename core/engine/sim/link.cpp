@@ -14,6 +14,10 @@ void check(const LinkSpec &spec) {
         throw std::invalid_argument("link: latency must be a non-negative number of seconds");
     if (!(spec.lossRate >= 0) || spec.lossRate > 1)
         throw std::invalid_argument("link: loss rate must be between 0 and 1");
+    if (!(spec.duplicateRate >= 0) || spec.duplicateRate > 1)
+        throw std::invalid_argument("link: duplicate rate must be between 0 and 1");
+    if (!(spec.jitterSeconds >= 0) || !std::isfinite(spec.jitterSeconds))
+        throw std::invalid_argument("link: jitter must be a non-negative number of seconds");
 }
 } // namespace
 
@@ -24,7 +28,7 @@ void Link::setSpec(const LinkSpec &spec) {
     m_spec = spec;
 }
 
-std::optional<double> Link::send(double now, std::uint64_t bytes) {
+std::optional<double> Link::send(double now, std::uint64_t bytes, std::optional<double> *duplicate) {
     if (!m_spec.up)
         return std::nullopt;
     const double start = std::max(now, m_busyUntil);
@@ -38,7 +42,16 @@ std::optional<double> Link::send(double now, std::uint64_t bytes) {
         ++m_messagesLost;
         return std::nullopt;
     }
-    return m_busyUntil + m_spec.latencySeconds;
+    double arrival = m_busyUntil + m_spec.latencySeconds;
+    // Faults draw only when set, so a fault-free run's stream is unchanged.
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    if (m_spec.jitterSeconds > 0)
+        arrival += m_spec.jitterSeconds * unit(m_rng);
+    if (m_spec.duplicateRate > 0 && unit(m_rng) < m_spec.duplicateRate && duplicate) {
+        ++m_messagesDuplicated;
+        *duplicate = arrival + std::max(m_spec.jitterSeconds, m_spec.latencySeconds) * unit(m_rng);
+    }
+    return arrival;
 }
 
 } // namespace synaptic::engine

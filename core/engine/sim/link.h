@@ -11,21 +11,30 @@ struct LinkSpec {
     double bandwidthBitsPerSecond = 1e9;
     double lossRate = 0.0;            // probability a message is lost, 0..1
     bool up = true;
+    // Faults (issue 15 §2), after `up` so {latency, bandwidth, loss, up}
+    // initialisers keep their meaning: the probability a message arrives
+    // twice, and the most a message's arrival is delayed at random on top
+    // of the queue (messages overtake each other: reordering).
+    double duplicateRate = 0.0;
+    double jitterSeconds = 0.0;
 };
 
 // One direction of a simulated network link: a FIFO transmitter followed by
 // a fixed propagation delay (DESIGN.md §3). A message of S bytes starts
 // transmitting when the link is free, occupies it for S*8/bandwidth seconds,
-// and arrives `latency` after its last bit left. Lost messages still occupy
+// and arrives `latency` after its last bit left (plus a random jitter, when
+// set: then messages can overtake each other). Lost messages still occupy
 // the link (they were sent); a down link refuses messages without sending.
+// A duplicating link delivers some messages twice.
 // Deterministic for a seed. Engine thread only.
 class Link {
 public:
     explicit Link(LinkSpec spec = {}, std::uint64_t seed = 0);
 
     // Arrival time of a message sent at `now`, or std::nullopt if it is lost
-    // or the link is down.
-    std::optional<double> send(double now, std::uint64_t bytes);
+    // or the link is down. When the link duplicates this one, `duplicate`
+    // (if given) gets the second copy's arrival.
+    std::optional<double> send(double now, std::uint64_t bytes, std::optional<double> *duplicate = nullptr);
 
     // Live change (a set-link command); applies to messages sent from now on.
     // Throws std::invalid_argument for a non-positive bandwidth, a negative
@@ -36,6 +45,7 @@ public:
     std::uint64_t bytesSent() const { return m_bytesSent; }
     std::uint64_t messagesSent() const { return m_messagesSent; }
     std::uint64_t messagesLost() const { return m_messagesLost; }
+    std::uint64_t messagesDuplicated() const { return m_messagesDuplicated; }
 
     static double transmitSeconds(std::uint64_t bytes, double bitsPerSecond) {
         return double(bytes) * 8.0 / bitsPerSecond;
@@ -48,6 +58,7 @@ private:
     std::uint64_t m_bytesSent = 0;
     std::uint64_t m_messagesSent = 0;
     std::uint64_t m_messagesLost = 0;
+    std::uint64_t m_messagesDuplicated = 0;
 };
 
 } // namespace synaptic::engine

@@ -43,7 +43,7 @@ double NodeContext::computeSeconds(double flops) const {
     if (realTime)
         return 0;
     const double gflops = node == 0 ? shape->centerGflops : shape->edgeGflops.at(std::size_t(edge()));
-    return flops / (gflops * 1e9);
+    return flops / (gflops * 1e9 * faults.computeSpeed);
 }
 
 double NodeContext::trainStepSeconds() const {

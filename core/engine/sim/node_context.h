@@ -15,6 +15,8 @@
 
 namespace synaptic::engine {
 
+class StateStore;
+
 // The cluster's shape as the config states it: which edges exist, their
 // names and regions. Every node may know it (it is config, not node state).
 struct ClusterShape {
@@ -77,6 +79,9 @@ struct NodeContext {
     // How many times this node has (re)joined before (live: from the
     // center); keeps its contribution ids unique across restarts.
     std::uint32_t incarnation = 0;
+    // Where owners keep their durable state (issue 15 §1); null: none (a
+    // kill then keeps the node's memory). Outlives the node.
+    StateStore *stateStore = nullptr;
     // Live processes do real work in real time: the compute model adds no
     // virtual time on top of it.
     bool realTime = false;
@@ -86,9 +91,32 @@ struct NodeContext {
         // Edges: the lease timers run this far behind the cluster's clock
         // (clock skew): the edge thinks its lease live after it expired.
         double leaseClockLagSeconds = 0;
-        // Owners, test-only: the epoch gate accepts every update, so a test
-        // can show the lease audit catches what the gate would have stopped.
+        // A straggler: every stretch of compute takes 1 / this longer.
+        double computeSpeed = 1;
+        // Test-only guard breaks: each lets through what one guard stops,
+        // so a test can show the matching invariant checker
+        // (audit/invariants.h) catches it.
+        // Owners: the epoch gate accepts every update.
         bool breakEpochGate = false;
+        // Owners: a contribution that arrives twice is merged twice.
+        bool breakDuplicateGuard = false;
+        // Edges: values older than the cached copy are applied anyway.
+        bool breakVersionGuard = false;
+        // Edges: a new lease goes straight to training, no catch-up.
+        bool breakCatchUp = false;
+        // Owners: a moved shard is not fenced; the old owner keeps merging it.
+        bool breakMoveFence = false;
+        // Edges: a read-only edge drops the requests it should answer.
+        bool breakReadOnlyServing = false;
+        // Owners: a restart from the state file resumes at once at the
+        // written versions: no jump past what the lost memory issued, no
+        // recovery until the region's gradients say how far it got.
+        bool breakRestoreVersionJump = false;
+
+        bool breaksAGuard() const {
+            return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
+                   breakReadOnlyServing || breakRestoreVersionJump;
+        }
     } faults;
 
     int edge() const { return ClusterShape::edgeOfNode(node); }

@@ -3,6 +3,7 @@
 #include "sim_events.h"
 
 #include <cstdint>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -32,11 +33,15 @@ struct LedgerReport {
         LostInCrash,              // count (buffered at an owner that was killed)
         AppliedUnderExpiredLease, // count (audit: must stay 0)
         SentWhileReadOnly,        // count (audit: must stay 0)
+        RolledBack,               // shard, ids: merged, but the merge died with a crashed owner's memory
+        MergesLost,               // count: merges a crash undid (at most durable_every_merges per shard)
+        StateWritten,             // count: durable state writes
     };
     Kind kind = Kind::Sent;
     int shard = -1;
     std::uint64_t count = 0;
-    std::vector<std::uint64_t> ids;
+    std::vector<std::uint64_t> ids; // Applied, Rejected, LostInCrash, RolledBack: the contributions
+    std::string reason;             // Rejected: why ("stale_epoch", "expired_lease", "too_stale", ...)
 };
 
 // A change a node made to what it owns or caches, for the routing table.
@@ -54,6 +59,7 @@ struct RouteReport {
     int edge = -1;
     std::uint64_t version = 0;
     double value = 0;
+    std::uint64_t checksum = 0; // OwnerVersion / CenterVersion: of the values at `version` (split-brain audit)
 };
 
 // Events a node emits (lease changes, drift, consistency checks). The driver

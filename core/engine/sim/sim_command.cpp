@@ -26,6 +26,8 @@ const std::map<std::string, Kind> kKinds{
     {"set_confidence_threshold", Kind::SetConfidenceThreshold},
     {"set_release_cadence", Kind::SetReleaseCadence},
     {"set_codec", Kind::SetCodec},
+    {"partition_one_way", Kind::PartitionOneWay}, {"set_clock_skew", Kind::SetClockSkew},
+    {"set_straggler", Kind::SetStraggler},
 };
 
 std::string kindName(Kind k) {
@@ -57,14 +59,27 @@ std::string SimCommand::describe() const {
         return s + buf;
     }
     case Kind::SetLink: {
-        char buf[96];
+        char buf[160];
         std::snprintf(buf, sizeof buf, " latency %g ms, %g Mb/s, loss %g", link.latencySeconds * 1e3,
                       link.bandwidthBitsPerSecond / 1e6, link.lossRate);
-        return s + " " + nodeName(this->node) + " <-> " + nodeName(nodeB) + buf;
+        std::string faults;
+        if (link.duplicateRate > 0 || link.jitterSeconds > 0) {
+            char f[96];
+            std::snprintf(f, sizeof f, ", duplicate %g, jitter %g ms", link.duplicateRate, link.jitterSeconds * 1e3);
+            faults = f;
+        }
+        return s + " " + nodeName(this->node) + " <-> " + nodeName(nodeB) + buf + faults;
     }
-    case Kind::KillNode:
-    case Kind::ReviveNode:
-        return s + " " + nodeName(this->node);
+    case Kind::PartitionOneWay:
+        return s + " " + nodeName(this->node) + " -> " + nodeName(nodeB);
+    case Kind::SetClockSkew:
+    case Kind::SetStraggler: {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " %g", value);
+        return s + " " + nodeName(this->node) + buf;
+    }
+    case Kind::KillNode: return s + " " + nodeName(this->node);
+    case Kind::ReviveNode: return s + " " + nodeName(this->node) + (value > 0 ? " from its old state file" : "");
     case Kind::PartitionLink:
     case Kind::HealLink:
         return s + " " + nodeName(this->node) + " <-> " + nodeName(nodeB);
@@ -162,9 +177,34 @@ std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::st
             cmd.link.latencySeconds = number("latency_ms", 0, 60000) / 1e3;
             cmd.link.bandwidthBitsPerSecond = number("bandwidth_mbps", 1e-3, 1e7) * 1e6;
             cmd.link.lossRate = c.contains("loss") ? number("loss", 0, 0.99) : 0;
+            cmd.link.duplicateRate = c.contains("duplicate") ? number("duplicate", 0, 1) : 0;
+            cmd.link.jitterSeconds = c.contains("jitter_ms") ? number("jitter_ms", 0, 60000) / 1e3 : 0;
             break;
-        case Kind::KillNode:
-        case Kind::ReviveNode: cmd.node = name("node", edgeIndex, "node"); break;
+        case Kind::PartitionOneWay:
+            cmd.node = name("from", edgeIndex, "node");
+            cmd.nodeB = name("to", edgeIndex, "node");
+            break;
+        case Kind::SetClockSkew:
+            cmd.node = name("edge", edgeIndex, "edge");
+            if (cmd.node < 0)
+                fail("edge", "must name an edge");
+            cmd.value = number("seconds", -86400, 86400);
+            break;
+        case Kind::SetStraggler:
+            cmd.node = name("edge", edgeIndex, "edge");
+            if (cmd.node < 0)
+                fail("edge", "must name an edge");
+            cmd.value = number("speed", 1e-3, 1);
+            break;
+        case Kind::KillNode: cmd.node = name("node", edgeIndex, "node"); break;
+        case Kind::ReviveNode:
+            cmd.node = name("node", edgeIndex, "node");
+            if (c.contains("old_state")) {
+                if (!c.at("old_state").is_boolean())
+                    fail("old_state", "must be true or false");
+                cmd.value = c.at("old_state").get<bool>() ? 1 : 0;
+            }
+            break;
         case Kind::PartitionLink:
         case Kind::HealLink:
             cmd.node = name("from", edgeIndex, "node");

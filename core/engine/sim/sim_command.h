@@ -23,7 +23,7 @@ struct SimCommand {
         SetHeartbeatSeconds,  // value
         SetLink,              // node, nodeB (-1 = center), link
         KillNode,             // node (edge index), or -1 for the center
-        ReviveNode,           // node
+        ReviveNode,           // node; value 1 = from the state file before its newest (an old backup)
         PartitionLink,        // node, nodeB
         HealLink,             // node, nodeB
         PartitionRegion,      // region: every link out of the region goes down
@@ -31,6 +31,10 @@ struct SimCommand {
         SetConfidenceThreshold, // value in [0, 1]; node = edge for a per-edge override, -1 = every edge
         SetReleaseCadence,    // value = center syncs between edge-image releases (>= 1)
         SetCodec,             // region = traffic class (codecTrafficClasses), shard = Codec, value = top-k fraction
+        // Faults (issue 15 §2).
+        PartitionOneWay,      // node -> nodeB goes down; nodeB -> node stays up (heal: HealLink)
+        SetClockSkew,         // node (edge index): its lease timers run `value` seconds behind
+        SetStraggler,         // node (edge index): computes at `value` x its speed (0 < value <= 1)
     };
     Kind kind = Kind::SetAggregationWindow;
     double at = 0;

@@ -54,12 +54,50 @@ struct Describe {
         return "t=" + num(e.time) + " rejected node=" + num(e.node) + " count=" + num(e.count) + " " + e.reason +
                " from " + e.peer;
     }
+    std::string operator()(const AuditEvent &e) const {
+        std::string s = "t=" + num(e.time) + " audit " + auditKindName(e.kind) + " node=" + num(e.node);
+        if (e.shard >= 0)
+            s += " shard=" + num(e.shard);
+        if (e.region >= 0)
+            s += " region=" + num(e.region);
+        if (e.epoch)
+            s += " epoch=" + num(e.epoch) + " expires=" + num(e.expiresAt);
+        if (e.kind == AuditEvent::Kind::Version && !e.cache)
+            s += " version=" + num(e.version) + " checksum=" + num(e.checksum);
+        if (e.cache)
+            s += " cached";
+        for (std::size_t i = 0; i < e.shards.size(); ++i)
+            s += " " + num(e.shards[i]) + (i < e.versions.size() ? "@" + num(e.versions[i]) : "");
+        if (!e.ids.empty()) {
+            s += " ids=";
+            for (std::size_t i = 0; i < e.ids.size(); ++i)
+                s += (i ? "," : "") + num(e.ids[i]);
+        }
+        if (!e.reason.empty())
+            s += " " + e.reason;
+        if (e.kind == AuditEvent::Kind::Serve)
+            s += " requests=" + num(e.requests) + " answered=" + num(e.answered) + " abandoned=" +
+                 num(e.abandoned) + " pending=" + num(e.pending);
+        return s;
+    }
     std::string operator()(const CommandEvent &e) const {
         return "t=" + num(e.time) + " command " + e.command + (e.applied ? " applied" : " refused") +
                (e.detail.empty() ? "" : ": " + e.detail);
     }
 };
 } // namespace
+
+const char *auditKindName(AuditEvent::Kind kind) {
+    switch (kind) {
+    case AuditEvent::Kind::Grant: return "grant";
+    case AuditEvent::Kind::Send: return "send";
+    case AuditEvent::Kind::Apply: return "apply";
+    case AuditEvent::Kind::Lost: return "lost";
+    case AuditEvent::Kind::Version: return "version";
+    case AuditEvent::Kind::Serve: return "serve";
+    }
+    return "?";
+}
 
 std::string describeEvent(const SimEvent &event) { return std::visit(Describe{}, event); }
 

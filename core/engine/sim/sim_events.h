@@ -104,8 +104,48 @@ struct RejectedInputEvent {
     std::uint64_t count = 0;
 };
 
+// The history the invariant checkers read (issue 15 §3,
+// audit/invariants.h), recorded by the driver from what nodes send and
+// report, never from the verdicts of the guards they audit. State, never
+// coalesced: a checker needs every one. Nodes are ids (0 = center).
+struct AuditEvent {
+    enum class Kind {
+        Grant,   // the center granted edge node `node` lease `epoch` until `expiresAt`
+        Send,    // edge node `node` of `region` sent window gradient `ids[i]` for
+                 // `shards[i]`, computed on its `versions[i]`, stamped with lease
+                 // `epoch`/`expiresAt`
+        Apply,   // owner node `node` applied `ids` to `shard`
+        Lost,    // `ids` will never be applied to `shards[i]` (or, without
+                 // shards, to `shard`); `reason` says why, `node` where
+        Version, // node `node` holds `shard` at `version` from now on: as the owner
+                 // in `region` (checksum of its values) or as the center (region
+                 // -1); `cache`: edge `node` caches `shards[i]` at `versions[i]`
+        Serve,   // edge node `node` so far: `requests` arrived, `answered`, `abandoned`
+                 // (died with the edge), `pending` (being served now)
+    };
+    double time = 0;
+    Kind kind = Kind::Grant;
+    int node = 0;
+    int shard = -1;
+    int region = -1;
+    std::uint64_t epoch = 0;
+    double expiresAt = 0;
+    std::uint64_t version = 0;
+    std::uint64_t checksum = 0;
+    bool cache = false;                 // Version: an edge's cached copy, not an owner's
+    std::vector<std::uint64_t> ids;
+    std::vector<int> shards;            // Send, Lost, cached Version
+    std::vector<std::uint64_t> versions; // Send, cached Version
+    std::string reason;                 // Lost
+    std::uint64_t requests = 0;         // Serve
+    std::uint64_t answered = 0;
+    std::uint64_t abandoned = 0;
+    std::uint64_t pending = 0;
+};
+const char *auditKindName(AuditEvent::Kind kind);
+
 using SimEvent = std::variant<MetricEvent, RoutingEvent, LinkBytesEvent, DriftEvent, ConsistencyEvent, LeaseEvent,
-                              CommandEvent, InferenceEvent, EdgeImageEvent, RejectedInputEvent>;
+                              CommandEvent, InferenceEvent, EdgeImageEvent, RejectedInputEvent, AuditEvent>;
 
 // One line of canonical text per event (doubles printed exactly), used for
 // logs and for the event-stream hash that proves determinism.

@@ -67,6 +67,12 @@ public:
     // Called at time 0, and again when a killed node is revived (its volatile
     // state is whatever the node keeps across a crash: see each node).
     virtual void start(double now, Outbox &out) = 0;
+    // A killed node comes back: by default start() again. `fromOldState`:
+    // it restarts from the durable state before its newest (a fault).
+    virtual void revive(double now, bool fromOldState, Outbox &out) {
+        (void)fromOldState;
+        start(now, out);
+    }
     virtual void onMessage(double now, Message &&message, Outbox &out) = 0;
     virtual void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) = 0;
     // The node was killed: it loses in-flight work (pending timers are dropped
@@ -84,6 +90,11 @@ public:
     // The node has no work left: its step budget is used and nothing it
     // sent waits for an answer (a live driver ends the run on it).
     virtual bool finished() const { return false; }
+    // Window gradients this node holds and has not applied yet (an owner's
+    // buffer): measurement, not protocol; the audit reports them lost when
+    // the run ends with them still held.
+    // (shard, contribution id) pairs.
+    virtual std::vector<std::pair<int, std::uint64_t>> heldContributions() const { return {}; }
     // The model this node serves inference with (an edge's replica), or
     // null. Read on the node's thread only.
     virtual FlatModel *servingModel() { return nullptr; }

@@ -38,6 +38,8 @@ struct StrategyResult {
     std::uint64_t messages = 0;
     std::uint64_t messagesLost = 0;     // lost on a lossy link and sent again
     std::uint64_t messagesDropped = 0;  // link down or receiver dead: never delivered
+    std::uint64_t bytesLost = 0;        // bytes of lost (resent) and dropped messages
+    std::uint64_t messagesDuplicated = 0; // delivered twice by a duplicating link (a fault)
     std::uint64_t samples = 0;
     double virtualSeconds = 0;
     double wallSeconds = 0;
@@ -54,6 +56,13 @@ struct StrategyResult {
     std::uint64_t contributionsForwarded = 0;
     std::uint64_t contributionsUnderExpiredLease = 0; // applied although written under an expired lease (must be 0)
     std::uint64_t gradientsSentWhileReadOnly = 0;     // gradient messages from a read-only edge (must be 0)
+    // Crashes (issue 15 §1): contributions buffered at a killed owner, and
+    // those applied in merges its crash undid (not yet durable), the merges
+    // themselves, and the owners' durable state writes.
+    std::uint64_t contributionsLostInCrash = 0;
+    std::uint64_t contributionsRolledBack = 0;
+    std::uint64_t mergesLostInCrash = 0;
+    std::uint64_t durableStateWrites = 0;
     double maxRegionDrift = 0;          // worst parameter drift (shard, region) the center measured
     double meanRegionDrift = 0;         // mean over every (shard, region) drift measurement
     std::vector<CurvePoint> curve;

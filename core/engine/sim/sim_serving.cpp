@@ -30,6 +30,11 @@ std::string SimServing::start(Setup setup, const TensorSet &pool) {
     env.threshold = [&world](int edge) { return world.confidenceThreshold(edge); };
     env.computeSeconds = [&world](int node, double flops) { return world.computeSeconds(node, flops); };
     env.emit = m_setup.emit;
+    m_readOnly.assign(std::size_t(world.edgeCount()), false);
+    env.dropsRequest = [this, &world](int edge) {
+        const auto f = world.faults.find(SimWorld::nodeOfEdge(edge));
+        return f != world.faults.end() && f->second.breakReadOnlyServing && m_readOnly[std::size_t(edge)];
+    };
     LiveServing::Options o;
     o.ratePerEdge = s.requestRate;
     o.measure = parseConfidenceMeasure(s.confidence).value_or(ConfidenceMeasure::MaxSoftmax);
@@ -47,7 +52,11 @@ std::string SimServing::start(Setup setup, const TensorSet &pool) {
 }
 
 void SimServing::observe(const SimEvent &e) {
-    if (!m_serving || !std::holds_alternative<ConsistencyEvent>(e))
+    if (!m_serving)
+        return;
+    if (const auto *lease = std::get_if<LeaseEvent>(&e); lease && std::size_t(lease->edge) < m_readOnly.size())
+        m_readOnly[std::size_t(lease->edge)] = lease->mode == "read_only";
+    if (!std::holds_alternative<ConsistencyEvent>(e))
         return;
     m_sawCenterSync = true;
     // Cut the release after the merge that emitted this has finished.

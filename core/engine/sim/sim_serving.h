@@ -57,6 +57,7 @@ private:
     std::unique_ptr<FlatModel> m_scratch;   // the global model a release is cut from
     std::unique_ptr<LiveServing> m_serving; // null when serving is off
     bool m_sawCenterSync = false;
+    std::vector<bool> m_readOnly; // per edge, from its lease events (a test-only guard break reads it)
 };
 
 } // namespace synaptic::engine

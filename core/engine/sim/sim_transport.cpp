@@ -2,6 +2,9 @@
 
 #include "event_loop.h"
 
+#include <string_view>
+
+
 namespace synaptic::engine {
 
 SimTransport::SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks)
@@ -26,17 +29,37 @@ Link &SimTransport::link(int from, int to) {
     return it->second;
 }
 
+void SimTransport::track(const Message &m, bool add) {
+    if (m.kind != MessageKind::Gradients)
+        return;
+    for (const auto &item : m.shards)
+        for (const auto id : item.contributionIds) {
+            if (add)
+                m_inFlight.emplace(item.shard, id);
+            else if (const auto it = m_inFlight.find({item.shard, id}); it != m_inFlight.end())
+                m_inFlight.erase(it);
+        }
+}
+
+std::vector<std::pair<int, std::uint64_t>> SimTransport::inFlightContributions() const {
+    return {m_inFlight.begin(), m_inFlight.end()};
+}
+
 void SimTransport::send(Message m) {
     m.sentAt = m_loop.now();
+    track(m, true); // until delivered, dropped or sent again
     if (m.from == m.to) {
         m_loop.at(m_loop.now(), [this, m]() mutable { deliver(std::move(m)); });
         return;
     }
-    if (!m_hooks.alive(m.from))
+    if (!m_hooks.alive(m.from)) {
+        drop(m, "sender_down");
         return;
+    }
     Link &l = link(m.from, m.to);
     const std::uint64_t bytes = m.bytes();
-    const auto arrival = l.send(m_loop.now(), bytes);
+    std::optional<double> duplicate;
+    const auto arrival = l.send(m_loop.now(), bytes, &duplicate);
     if (l.spec().up) {
         if (m_hooks.tap)
             m_hooks.tap(m, bytes);
@@ -48,32 +71,51 @@ void SimTransport::send(Message m) {
             m_counters.wanBytes += bytes;
         m_intervalBytes[{m.from, m.to}] += bytes;
     }
+    if (duplicate) {
+        ++m_counters.messagesDuplicated;
+        track(m, true);
+        m_loop.at(*duplicate, [this, m]() mutable { deliver(std::move(m)); });
+    }
     if (arrival) {
         m_loop.at(*arrival, [this, m]() mutable { deliver(std::move(m)); });
     } else if (l.spec().up) {
         // Lost on a lossy link: the transport notices after a round trip
         // and sends again, as TCP would, so loss costs time and bytes.
         ++m_counters.messagesLost;
+        m_counters.bytesLost += bytes;
+        track(m, false); // send() tracks it again
         const double rto = l.busyUntil() - m_loop.now() + 2 * l.spec().latencySeconds;
         m_loop.at(m_loop.now() + rto, [this, m]() mutable { send(std::move(m)); });
     } else if (isReliable(m.kind)) {
         // The sender's transport keeps retrying until the link is back.
+        track(m, false);
         m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
     } else {
-        ++m_counters.messagesDropped;
+        drop(m, "link_down");
     }
+}
+
+void SimTransport::drop(const Message &m, const char *reason) {
+    track(m, false);
+    ++m_counters.messagesDropped;
+    if (m.from != m.to && std::string_view(reason) == "receiver_down")
+        m_counters.bytesLost += m.bytes(); // it crossed the link for nothing (a down link carries nothing)
+    if (m_hooks.dropped)
+        m_hooks.dropped(m, reason);
 }
 
 void SimTransport::deliver(Message m) {
     if (!m_hooks.alive(m.to)) {
         if (m_hooks.exists(m.to) && isReliable(m.kind)) {
             // A reliable sender keeps retrying until the receiver is back.
+            track(m, false);
             m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
             return;
         }
-        ++m_counters.messagesDropped;
+        drop(m, "receiver_down");
         return;
     }
+    track(m, false);
     decodePayloads(m); // what the receiver's transport does: nodes read fp32
     m_hooks.deliver(std::move(m));
 }
@@ -104,6 +146,13 @@ void SimTransport::setLinkUp(int a, int b, bool up) {
         s.up = up;
         l.setSpec(s);
     }
+}
+
+void SimTransport::setDirectionUp(int from, int to, bool up) {
+    Link &l = link(from, to);
+    LinkSpec s = l.spec();
+    s.up = up;
+    l.setSpec(s);
 }
 
 void SimTransport::setRegionUp(int region, bool up) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,8 @@ struct TransportCounters {
     std::uint64_t messages = 0;
     std::uint64_t messagesLost = 0;    // lost on a lossy link and sent again
     std::uint64_t messagesDropped = 0; // link down or receiver dead: never delivered
+    std::uint64_t messagesDuplicated = 0; // delivered twice by a duplicating link (a fault)
+    std::uint64_t bytesLost = 0;       // lost on lossy links (then sent again) or dropped: sent for nothing
     std::uint64_t totalBytes = 0;
     std::uint64_t bytesToCenter = 0;
     std::uint64_t wanBytes = 0;
@@ -45,6 +48,9 @@ public:
         // Sees every message put on a link with the bytes charged for it
         // (tests compare them with the real encoding). May be empty.
         std::function<void(const Message &, std::uint64_t bytes)> tap;
+        // A message that will never arrive (link down, receiver dead), and
+        // why; the audit reports the contributions it carried lost. May be empty.
+        std::function<void(const Message &, const char *reason)> dropped;
     };
 
     SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks);
@@ -60,10 +66,15 @@ public:
     // Both directions between a and b (node ids).
     void setLinkSpec(int a, int b, const LinkSpec &spec); // keeps each direction's up/down; throws on a bad spec
     void setLinkUp(int a, int b, bool up);
+    // One direction only (an asymmetric partition): from -> to.
+    void setDirectionUp(int from, int to, bool up);
     // Every link between the region's nodes and the rest of the cluster.
     void setRegionUp(int region, bool up);
 
     const TransportCounters &counters() const { return m_counters; }
+    // Window gradients on their way (sent, neither delivered nor dropped):
+    // what the audit reports lost when a run ends with them in flight.
+    std::vector<std::pair<int, std::uint64_t>> inFlightContributions() const; // (shard, id)
     // Bytes per directed link since the last call (for LinkBytesEvents).
     std::map<std::pair<int, int>, std::uint64_t> takeIntervalBytes();
 
@@ -74,6 +85,8 @@ private:
     bool isWan(int a, int b) const;
     LinkSpec baseSpec(int a, int b) const;
     void deliver(Message m);
+    void drop(const Message &m, const char *reason);
+    void track(const Message &m, bool add);
 
     EventLoop &m_loop;
     const ClusterConfig &m_config;
@@ -83,6 +96,7 @@ private:
     std::map<std::pair<int, int>, Link> m_links;
     std::map<std::pair<int, int>, std::uint64_t> m_intervalBytes;
     TransportCounters m_counters;
+    std::multiset<std::pair<int, std::uint64_t>> m_inFlight;
 };
 
 } // namespace synaptic::engine

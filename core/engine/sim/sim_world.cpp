@@ -31,12 +31,25 @@ void ContributionLedger::fold(const LedgerReport &r) {
     case K::LostInCrash: lostInCrash += r.count; break;
     case K::AppliedUnderExpiredLease: appliedUnderExpiredLease += r.count; break;
     case K::SentWhileReadOnly: sentWhileReadOnly += r.count; break;
+    case K::RolledBack:
+        // The merge is undone: a later application of the same window is its first.
+        for (auto id : r.ids)
+            if (std::size_t(r.shard) < appliedIds.size() && appliedIds[std::size_t(r.shard)].erase(id) > 0)
+                --applied;
+        rolledBack += r.count;
+        break;
+    case K::MergesLost: mergesLost += r.count; break;
+    case K::StateWritten: stateWrites += r.count; break;
     }
 }
 
 double SimWorld::computeSeconds(int node, double flops) const {
     const double gflops = node == 0 ? shape->centerGflops : shape->edgeGflops[std::size_t(edgeOfNode(node))];
-    return flops / (gflops * 1e9);
+    // A straggler fault slows its serving as much as its training.
+    const double speed = std::size_t(node) < m_contexts.size() && m_contexts[std::size_t(node)]
+                             ? m_contexts[std::size_t(node)]->faults.computeSpeed
+                             : 1.0;
+    return flops / (gflops * 1e9 * speed);
 }
 
 double SimWorld::confidenceThreshold(int edge) const {
@@ -55,6 +68,7 @@ NodeContext &SimWorld::context(int node) {
         slot->shape = shape;
         slot->model = model;
         slot->stepsPerEdge = stepsPerEdge;
+        slot->stateStore = stateStore.get();
         if (const auto f = faults.find(node); f != faults.end())
             slot->faults = f->second;
         if (node > 0) {

@@ -21,6 +21,8 @@ namespace synaptic::engine {
 // it on to the moment an owner applies or rejects it, by contribution id, so
 // tests and reports can prove nothing was lost or applied twice (issue 3 §8).
 // Folded by the driver from the nodes' LedgerReports.
+class StateStore;
+
 struct ContributionLedger {
     std::uint64_t sent = 0;
     std::uint64_t applied = 0;
@@ -30,6 +32,9 @@ struct ContributionLedger {
     std::uint64_t appliedUnderExpiredLease = 0; // audit of the epoch gate (must stay 0)
     std::uint64_t sentWhileReadOnly = 0;        // audit of the edges' lease handling (must stay 0)
     std::uint64_t lostInCrash = 0;              // buffered at an owner that was killed
+    std::uint64_t rolledBack = 0;   // applied in merges a crash undid (not yet durable): lost
+    std::uint64_t mergesLost = 0;   // those merges
+    std::uint64_t stateWrites = 0;  // owners' durable state writes
     std::vector<std::set<std::uint64_t>> appliedIds; // per shard
 
     void recordApplied(int shard, std::uint64_t id);
@@ -57,6 +62,7 @@ struct SimWorld {
     ContributionLedger ledger;
     std::vector<double> confidenceOverride; // per edge; NaN = the global knob (live-edited by commands)
     std::map<int, NodeContext::Faults> faults; // per node, set before the nodes are built (tests, fault matrix)
+    std::shared_ptr<StateStore> stateStore;    // owners' durable state; outlives the nodes
 
     const ShardPlan &plan() const { return model->plan; }
     int edgeCount() const { return shape->edgeCount(); }

@@ -1,5 +1,6 @@
 #include "simulation.h"
 
+#include "audit_trail.h"
 #include "command_applier.h"
 #include "event_loop.h"
 #include "report_folder.h"
@@ -10,9 +11,12 @@
 #include "sim_world.h"
 #include "strategy.h"
 
+#include "core/engine/durable/state_store.h"
 #include "core/engine/model_file.h"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -52,13 +56,19 @@ struct Simulation::Impl {
         : world(w), options(std::move(o)), strategy(makeStrategy(w.config.strategy)),
           transport(loop, w.config, *w.shape,
                     {[this](int n) { return isAlive(n); }, [this](int n) { return exists(n); },
-                     [this](Message &&m) { deliver(std::move(m)); }, options.messageTap}),
+                     [this](Message &&m) { deliver(std::move(m)); }, options.messageTap,
+                     [this](const Message &m, const char *why) {
+                         auditDropped(loop.now(), m, why, [this](AuditEvent e) { emit(std::move(e)); });
+                     }}),
           folder({w.routing.get(), &w.ledger, [this](SimEvent e) { emit(std::move(e)); },
                   [this](std::uint64_t samples) {
                       world.samplesTrained += samples;
                       world.stepBoundary = true;
                   },
-                  true}) {}
+                  // A version going back is a bug the table stops at, unless a
+                  // test broke a guard on purpose for the audit to catch.
+                  !std::any_of(options.faults.begin(), options.faults.end(),
+                               [](const auto &f) { return f.second.breaksAGuard(); })}) {}
 
     bool exists(int node) const { return std::size_t(node) < nodes.size() && nodes[std::size_t(node)] != nullptr; }
     bool isAlive(int node) const { return std::size_t(node) < world.alive.size() && world.alive[std::size_t(node)]; }
@@ -80,8 +90,8 @@ struct Simulation::Impl {
     // What a node's handler asked for: reports first (they describe what the
     // handler did), then timers and messages.
     void dispatch(int node, Outbox &out) {
-        if (options.leaseHistory)
-            recordLeaseHistory(node, out, *options.leaseHistory);
+        auditOutbox(node, node == kCenterNode ? -1 : world.regionOfEdge(SimWorld::edgeOfNode(node)), loop.now(), out,
+                    [this](AuditEvent e) { emit(std::move(e)); });
         for (const auto &r : out.reports)
             folder.fold(loop.now(), r);
         for (const auto &t : out.timers)
@@ -103,11 +113,19 @@ struct Simulation::Impl {
         for (auto &m : out.messages) {
             m.from = node;
             const std::uint64_t inc = incarnation[std::size_t(node)];
-            if (leaveAt > loop.now())
-                loop.at(leaveAt, [this, node, inc, m]() mutable {
+            if (leaveAt > loop.now()) {
+                const std::uint64_t ticket = nextTicket++;
+                leaving.emplace(ticket, std::pair{node, m});
+                loop.at(leaveAt, [this, node, inc, ticket]() mutable {
+                    auto it = leaving.find(ticket);
+                    Message m = std::move(it->second.second);
+                    leaving.erase(it);
                     if (incarnation[std::size_t(node)] == inc) // a kill loses what was still being computed
                         transport.send(std::move(m));
+                    else
+                        auditDropped(loop.now(), m, "sender_crashed", [this](AuditEvent e) { emit(std::move(e)); });
                 });
+            }
             else
                 transport.send(std::move(m));
         }
@@ -115,29 +133,6 @@ struct Simulation::Impl {
         for (const auto &t : out.computeTimers) {
             busy = std::max(busy, loop.now()) + t.seconds;
             setTimer(node, busy, t.kind, t.arg);
-        }
-    }
-
-    // What the lease audit reads, taken from what the node sends and
-    // reports, not from the guards it audits: the center's grants, each
-    // gradient as its edge first sent it (an old owner's forward keeps the
-    // origin's stamp and is not a send), each contribution as applied.
-    void recordLeaseHistory(int node, const Outbox &out, LeaseHistory &h) const {
-        const double now = loop.now();
-        for (const auto &r : out.reports)
-            if (const auto *l = std::get_if<LedgerReport>(&r); l && l->kind == LedgerReport::Kind::Applied)
-                h.applies.push_back({now, node, l->shard, l->ids});
-        for (const auto &m : out.messages) {
-            if (m.kind == MessageKind::LeaseGrant && node == kCenterNode) {
-                h.grants.push_back({now, SimWorld::edgeOfNode(m.to), m.lease});
-            } else if (m.kind == MessageKind::Gradients && m.origin >= 0 && node == SimWorld::nodeOfEdge(m.origin)) {
-                GradientSendRecord s{now, m.origin, m.lease, {}};
-                for (const auto &item : m.shards)
-                    s.contributions.insert(s.contributions.end(), item.contributionIds.begin(),
-                                           item.contributionIds.end());
-                if (!s.contributions.empty())
-                    h.sends.push_back(std::move(s));
-            }
         }
     }
 
@@ -152,6 +147,10 @@ struct Simulation::Impl {
             dispatch(node, next);
         });
     }
+    // Messages waiting for their sender's charged compute, by ticket: the
+    // audit reports their gradients lost if the run ends first.
+    std::map<std::uint64_t, std::pair<int, Message>> leaving;
+    std::uint64_t nextTicket = 0;
     std::map<int, double> busyUntil; // per node: when its compute queue is empty
     std::map<int, double> sendAfter; // per node: when its charged compute (merges) is done
 
@@ -169,7 +168,7 @@ struct Simulation::Impl {
         dispatch(to, out);
     }
 
-    void setAlive(int node, bool kill) {
+    void setAlive(int node, bool kill, bool oldState = false) {
         world.alive[std::size_t(node)] = !kill;
         ++incarnation[std::size_t(node)];
         Outbox out;
@@ -179,7 +178,7 @@ struct Simulation::Impl {
             nodes[std::size_t(node)]->onKilled(loop.now(), out);
         }
         else
-            nodes[std::size_t(node)]->start(loop.now(), out);
+            nodes[std::size_t(node)]->revive(loop.now(), oldState, out);
         dispatch(node, out);
     }
 
@@ -245,12 +244,39 @@ struct Simulation::Impl {
         }
     }
 
+    // The run ended: window gradients still buffered at an owner, waiting
+    // to leave or on a link will never be applied; the audit says so.
+    void auditRunEnd() {
+        const auto emitter = [this](AuditEvent e) { emit(std::move(e)); };
+        const auto lost = [&](int node, const std::vector<std::pair<int, std::uint64_t>> &held, const char *why) {
+            AuditEvent e;
+            e.time = loop.now();
+            e.kind = AuditEvent::Kind::Lost;
+            e.node = node;
+            e.reason = why;
+            for (const auto &[shard, id] : held) {
+                e.shards.push_back(shard);
+                e.ids.push_back(id);
+            }
+            if (!e.ids.empty())
+                emitter(std::move(e));
+        };
+        for (std::size_t n = 0; n < nodes.size(); ++n)
+            if (nodes[n])
+                lost(int(n), nodes[n]->heldContributions(), "run_ended_buffered");
+        for (const auto &[ticket, leavingMessage] : leaving)
+            auditDropped(loop.now(), leavingMessage.second, "run_ended_unsent", emitter);
+        lost(-1, transport.inFlightContributions(), "run_ended_in_flight");
+    }
+
     void finishResult(Clock::time_point start) {
         auto &r = result;
         const auto &c = transport.counters();
         r.messages = c.messages;
         r.messagesLost = c.messagesLost;
         r.messagesDropped = c.messagesDropped;
+        r.bytesLost = c.bytesLost;
+        r.messagesDuplicated = c.messagesDuplicated;
         r.totalBytes = c.totalBytes;
         r.bytesToCenter = c.bytesToCenter;
         r.wanBytes = c.wanBytes;
@@ -268,6 +294,10 @@ struct Simulation::Impl {
         r.contributionsForwarded = l.forwarded;
         r.contributionsUnderExpiredLease = l.appliedUnderExpiredLease;
         r.gradientsSentWhileReadOnly = l.sentWhileReadOnly;
+        r.contributionsLostInCrash = l.lostInCrash;
+        r.contributionsRolledBack = l.rolledBack;
+        r.mergesLostInCrash = l.mergesLost;
+        r.durableStateWrites = l.stateWrites;
         r.meanRegionDrift = driftCount ? driftSum / driftCount : 0;
         r.events = hash.count();
         r.eventHash = hash.value();
@@ -281,6 +311,16 @@ Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
         throw std::invalid_argument("simulation needs a budget: steps per edge or virtual seconds");
     m_world->stepsPerEdge = options.stepsPerEdge;
     m_world->faults = options.faults;
+    if (options.stateDir.empty()) {
+        m_world->stateStore = std::make_shared<MemoryStateStore>();
+    } else {
+        // Another run's state would be taken for this run's nodes restarting.
+        std::error_code ec;
+        if (std::filesystem::exists(options.stateDir, ec) && !std::filesystem::is_empty(options.stateDir, ec))
+            throw std::invalid_argument("state directory " + options.stateDir +
+                                        " is not empty: a run starts from no state (use a new directory)");
+        m_world->stateStore = std::make_shared<FileStateStore>(options.stateDir);
+    }
     m_impl = std::make_unique<Impl>(*m_world, std::move(options));
     auto &impl = *m_impl;
     const auto n = std::min<std::int64_t>(std::int64_t(config.evalTestSubset), test.size());
@@ -297,7 +337,7 @@ Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
     hooks.toNode = [&impl](int node, const SimCommand &c) { return impl.commandToNode(node, c); };
     hooks.alive = [&impl](int node) { return impl.isAlive(node); };
     hooks.exists = [&impl](int node) { return impl.exists(node); };
-    hooks.setAlive = [&impl](int node, bool kill) { impl.setAlive(node, kill); };
+    hooks.setAlive = [&impl](int node, bool kill, bool oldState) { impl.setAlive(node, kill, oldState); };
     hooks.now = [&impl] { return impl.loop.now(); };
     hooks.emit = [&impl](SimEvent e) { impl.emit(std::move(e)); };
     impl.commands = std::make_unique<CommandApplier>(*m_world, *impl.strategy, impl.transport, impl.serving,
@@ -372,6 +412,7 @@ StrategyResult Simulation::run() {
     if (std::isfinite(budget) && !stopped && !impl.strategy->finished())
         impl.loop.runUntil(budget); // the budget ran out between two events: the clock ends at it
     impl.reportLinkBytes(impl.loop.now() - impl.lastLinkReport); // the last, partial interval
+    impl.auditRunEnd();
     // The last point of the curve is the model as the run left it: also
     // when no sample was trained since the point before, whenever the clock
     // moved on (messages in flight, the last gradients and a final sync,

@@ -11,7 +11,6 @@
 
 #include "node_context.h"
 
-#include "core/engine/audit/lease_history.h"
 #include "core/engine/synapse/routing_table.h"
 #include "core/engine/tensor_data.h"
 
@@ -40,11 +39,12 @@ struct SimOptions {
     // Every message the simulated network carries, with the bytes charged
     // for it (engine thread; tests check them against the wire encoding).
     std::function<void(const Message &, std::uint64_t bytes)> messageTap;
-    // Filled as the run goes (engine thread): lease grants, gradient sends
-    // and applied contributions, for the lease audit (audit/lease_history.h).
-    LeaseHistory *leaseHistory = nullptr;
     // Faults and guard breaks (issue 15), per node id; never from a config file.
     std::map<int, NodeContext::Faults> faults;
+    // Owners' durable state (issue 15 §1) goes to files under this
+    // directory (node-<id>/state.bin); empty: an in-memory store, which a
+    // kill does not touch either (the node's memory is what a kill drops).
+    std::string stateDir;
 };
 
 struct SimWorld;

@@ -42,11 +42,11 @@ GradientCache::PushResult GradientCache::pushGradient(int shard, const at::Tenso
     return PushResult::Accepted;
 }
 
-void GradientCache::setCachedVersion(int shard, std::uint64_t version) {
+void GradientCache::setCachedVersion(int shard, std::uint64_t version, bool allowBackwards) {
     if (shard < 0 || std::size_t(shard) >= m_slots.size())
         throw std::invalid_argument("GradientCache: no shard " + std::to_string(shard));
     Slot &slot = m_slots[std::size_t(shard)];
-    if (version < slot.cachedVersion)
+    if (version < slot.cachedVersion && !allowBackwards)
         throw std::logic_error("GradientCache: cached version of shard " + std::to_string(shard) +
                                " would go back from " + std::to_string(slot.cachedVersion) + " to " +
                                std::to_string(version));

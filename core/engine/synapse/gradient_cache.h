@@ -33,7 +33,9 @@ public:
 
     PushResult pushGradient(int shard, const at::Tensor &gradient, std::uint64_t version);
     // The edge's cache now holds `version` of the shard (owner update applied).
-    void setCachedVersion(int shard, std::uint64_t version);
+    // Throws std::logic_error when `version` is older than the cached one,
+    // unless a test breaks the edges' version guard (allowBackwards).
+    void setCachedVersion(int shard, std::uint64_t version, bool allowBackwards = false);
     std::uint64_t cachedVersion(int shard) const;
 
     // Closes the window: one merged gradient per shard that received any,

@@ -107,4 +107,14 @@ EpochGate::Verdict EpochGate::check(int edge, const Lease &stamped, double sentA
     return verdict;
 }
 
+const char *verdictName(EpochGate::Verdict verdict) {
+    switch (verdict) {
+    case EpochGate::Verdict::Accepted: return "accepted";
+    case EpochGate::Verdict::StaleEpoch: return "stale_epoch";
+    case EpochGate::Verdict::ExpiredLease: return "expired_lease";
+    case EpochGate::Verdict::NoLease: return "no_lease";
+    }
+    return "?";
+}
+
 } // namespace synaptic::engine

@@ -75,11 +75,21 @@ public:
 
     std::uint64_t accepted() const { return m_accepted; }
     std::uint64_t rejected() const { return m_rejected; }
+    // The newest epoch seen per edge: an owner's durable state keeps it, so
+    // a restarted owner still refuses superseded epochs.
+    const std::vector<std::uint64_t> &latestEpochs() const { return m_latestEpoch; }
+    void restoreLatestEpochs(std::vector<std::uint64_t> epochs) {
+        if (epochs.size() == m_latestEpoch.size())
+            m_latestEpoch = std::move(epochs);
+    }
 
 private:
     std::vector<std::uint64_t> m_latestEpoch;
     std::uint64_t m_accepted = 0;
     std::uint64_t m_rejected = 0;
 };
+
+// "accepted", "stale_epoch", "expired_lease", "no_lease": why an update was refused.
+const char *verdictName(EpochGate::Verdict verdict);
 
 } // namespace synaptic::engine

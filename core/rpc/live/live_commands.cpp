@@ -26,6 +26,8 @@ std::string validateLiveCommand(const e::SimCommand &c, const e::ClusterShape &s
             (!(c.link.bandwidthBitsPerSecond > 0) || !(c.link.latencySeconds >= 0) || !(c.link.lossRate >= 0) ||
              !(c.link.lossRate <= 1)))
             return "a link needs bandwidth > 0, latency >= 0 and loss in [0, 1]";
+        if (c.kind == K::SetLink && (c.link.duplicateRate > 0 || c.link.jitterSeconds > 0))
+            return "duplicating and reordering links are simulator faults: a live cluster does not emulate them";
         return "";
     case K::PartitionRegion:
     case K::HealRegion:
@@ -33,7 +35,10 @@ std::string validateLiveCommand(const e::SimCommand &c, const e::ClusterShape &s
             return "no such region";
         return "";
     case K::KillNode:
+        return node(c.node) ? "" : "no such node";
     case K::ReviveNode:
+        if (c.value > 0)
+            return "live nodes keep no state files yet: a revive from an old one is a simulator fault";
         return node(c.node) ? "" : "no such node";
     default:
         return e::isKnobCommand(c) ? "" : "unknown command";

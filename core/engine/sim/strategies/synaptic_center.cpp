@@ -233,7 +233,9 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));
             if (s.checksums.size() > kChecksumHistory)
                 s.checksums.pop_back();
-            out.report(RouteReport{RouteReport::Kind::CenterVersion, id, -1, -1, s.version, 0});
+            RouteReport r{RouteReport::Kind::CenterVersion, id, -1, -1, s.version, 0};
+            r.checksum = s.checksums.front().second;
+            out.report(r);
             // Drift: how far each region's copy is from the new global one
             // (the version lag is the driver's to fill in: only it sees every cache).
             const double norm = std::max(s.global.norm().item<double>(), 1e-12);

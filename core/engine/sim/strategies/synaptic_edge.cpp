@@ -57,9 +57,18 @@ void SynapticEdge::sendHeartbeat(bool join, Outbox &out) {
     out.send(hb);
 }
 
+void SynapticEdge::revive(double now, bool fromOldState, Outbox &out) {
+    if (m_owner.crashed())
+        m_owner.restoreAfterCrash(now, out, fromOldState);
+    start(now, out);
+}
+
 void SynapticEdge::start(double now, Outbox &out) {
     // First start, or a revive: no lease until the center answers, and the
-    // answer to a join carries the region's current owners.
+    // answer to a join carries the region's current owners. A process
+    // started over an existing state file reloads it first.
+    if (m_owner.crashed())
+        m_owner.restoreAfterCrash(now, out);
     m_lease = EdgeLeaseState{};
     m_left = false;
     sendHeartbeat(true, out);
@@ -184,6 +193,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
     case SynapticOwner::kMergeDeadlineTimer:
         m_owner.onMergeDeadline(now, arg, m_lease.lease().validAt(leaseClock(now)), out);
         break;
+    case SynapticOwner::kRecoveryTimer: m_owner.onRecoveryDeadline(now, out); break;
     default: break;
     }
 }
@@ -197,7 +207,9 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     // When the lease runs out by this edge's lease clock (later than the
     // cluster's under a clock-skew fault).
     out.timer(m_lease.lease().expiresAt + m_ctx.faults.leaseClockLagSeconds, kLeaseExpiry);
-    if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
+    if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_ctx.faults.breakCatchUp) {
+        m_lease.onCaughtUp(leaseClock(now)); // test-only: trains on whatever it cached
+    } else if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
         // Ask every owner in the region for current values before training.
         m_awaitingCatchUp = ownerNodes();
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, m_lease.lease().epoch);
@@ -377,8 +389,11 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
     bool missedDelta = false;
     bool wholeArrived = false;
     for (const auto &item : m.shards) {
-        if (item.version <= m_cache.cachedVersion(item.shard) && item.version != 0)
-            continue; // older or equal news
+        const auto cached = m_cache.cachedVersion(item.shard);
+        // Test-only: older whole values get through (the audit must catch it).
+        const bool older = item.version < cached && m_ctx.faults.breakVersionGuard && !item.delta;
+        if ((item.version < cached || (item.version == cached && item.version != 0)) && !older)
+            continue; // older or equal news (version 0 again: the starting values, harmless)
         if (item.delta) {
             // A value delta applies only to the version it was taken from;
             // an edge that missed one asks its owner for the whole shard.
@@ -391,8 +406,8 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
             m_replica->model().setShardValues(item.shard, item.data);
             wholeArrived = true;
         }
-        if (item.version > m_cache.cachedVersion(item.shard)) {
-            m_cache.setCachedVersion(item.shard, item.version);
+        if (item.version > m_cache.cachedVersion(item.shard) || older) {
+            m_cache.setCachedVersion(item.shard, item.version, older);
             out.report(RouteReport{RouteReport::Kind::CachedVersion, item.shard, -1, m_edge, item.version, 0});
         }
     }

@@ -28,6 +28,7 @@ public:
     explicit SynapticEdge(const NodeContext &ctx);
 
     void start(double now, Outbox &out) override;
+    void revive(double now, bool fromOldState, Outbox &out) override;
     void onMessage(double now, Message &&m, Outbox &out) override;
     void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
     void onKilled(double now, Outbox &out) override;
@@ -35,6 +36,7 @@ public:
     void onLeave(double now, const std::vector<bool> &edgeUp, Outbox &out) override;
 
     bool done() const { return m_done; }
+    std::vector<std::pair<int, std::uint64_t>> heldContributions() const override { return m_owner.heldContributions(); }
     FlatModel *servingModel() override { return &m_replica->model(); }
     // Done training, and the owner role has merged and synced everything.
     bool finished() const override {

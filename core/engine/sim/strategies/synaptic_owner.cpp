@@ -1,5 +1,7 @@
 #include "synaptic_owner.h"
 
+#include "core/engine/durable/state_codec.h"
+#include "core/engine/durable/state_store.h"
 #include "core/engine/synapse/flat_model.h"
 
 #include <ATen/ATen.h>
@@ -16,6 +18,9 @@ constexpr std::uint64_t kMaxVersionsBehind = 16;
 constexpr std::uint64_t kInactiveRounds = 3;
 // The most a merge's step may be scaled by the windows it holds.
 constexpr double kMaxStepScale = 4.0;
+// How long a restarted owner waits for its region's gradients before it
+// resumes at the versions its state file gives.
+constexpr double kRecoverySeconds = 2.0;
 } // namespace
 
 SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica)
@@ -38,12 +43,33 @@ SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica)
     }
     for (int e : regionEdges())
         m_lastHeardRound[e] = 0;
+    if (ctx.stateStore) {
+        if (ctx.stateStore->read(ctx.node)) {
+            m_crashed = true; // a process started over its old state: start() reloads it
+        } else {
+            ctx.stateStore->write(ctx.node, encodeState()); // the state a crash before the first merge returns to
+            for (const auto &[id, s] : m_shards)
+                m_writtenVersion[id] = s.version;
+        }
+    }
 }
 
 std::vector<int> SynapticOwner::ownedShards() const {
     std::vector<int> out;
     for (const auto &[id, s] : m_shards)
         out.push_back(id);
+    return out;
+}
+
+std::vector<std::pair<int, std::uint64_t>> SynapticOwner::heldContributions() const {
+    std::vector<std::pair<int, std::uint64_t>> out;
+    auto add = [&out](const Pending &p) {
+        for (const auto id : p.item.contributionIds)
+            out.emplace_back(p.item.shard, id);
+    };
+    for (const auto &[id, s] : m_shards)
+        std::for_each(s.pending.begin(), s.pending.end(), add);
+    std::for_each(m_orphans.begin(), m_orphans.end(), add);
     return out;
 }
 
@@ -55,11 +81,27 @@ bool SynapticOwner::idle() const {
 }
 
 void SynapticOwner::onKilled(Outbox &out) {
+    if (m_ctx.stateStore) {
+        // Merges since the last write die with the memory: their
+        // contributions are reported lost, as is each merge.
+        for (auto &[shard, ids] : m_appliedSinceWrite)
+            out.report(LedgerReport{LedgerReport::Kind::RolledBack, shard, ids.size(), std::move(ids),
+                                    "merge_not_persisted"});
+        out.ledger(LedgerReport::Kind::MergesLost, m_appliedSinceWrite.size());
+        m_appliedSinceWrite.clear();
+        m_crashed = true;
+    }
+    auto lost = [&out](const Pending &p) {
+        out.report(LedgerReport{LedgerReport::Kind::LostInCrash, p.item.shard, p.item.contributionIds.size(),
+                                p.item.contributionIds, "owner_crashed"});
+    };
     for (auto &[id, s] : m_shards) {
         for (const auto &p : s.pending)
-            out.ledger(LedgerReport::Kind::LostInCrash, p.item.contributionIds.size());
+            lost(p);
         s.pending.clear();
     }
+    for (const auto &p : m_orphans)
+        lost(p);
     m_orphans.clear();
     m_heardThisRound.clear();
     m_deadlineArmed = false;
@@ -163,20 +205,31 @@ void SynapticOwner::merge(double now, Outbox &out) {
     if (regionDone)
         m_finishing = true;
     maybeSync(now, m_finishing, out);
+    maybePersist(false, out);
+    if (m_recovering && hadGradients)
+        endRecovery(now, out);
 }
 
 void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out) {
     at::Tensor sum;
     std::vector<std::uint64_t> ids;
     double windows = 0; // aggregation windows in this merge, over every accepted edge
+    std::uint64_t newestSeen = 0; // the newest version an accepted gradient was computed on
     for (auto &p : s.pending) {
+        // A contribution already applied (a duplicated or redelivered
+        // message) is dropped: each window gradient counts once.
+        if (!m_ctx.faults.breakDuplicateGuard && s.applied.containsAll(p.item.contributionIds)) {
+            continue;
+        }
         const bool tooOld = s.version > p.item.version + kMaxVersionsBehind;
         const auto verdict = tooOld || m_ctx.faults.breakEpochGate ? EpochGate::Verdict::Accepted
                                                                    : m_gate.check(p.edge, p.lease, p.sentAt);
         if (tooOld || verdict != EpochGate::Verdict::Accepted) {
-            out.ledger(LedgerReport::Kind::Rejected, p.item.contributionIds.size());
+            out.report(LedgerReport{LedgerReport::Kind::Rejected, shard, p.item.contributionIds.size(),
+                                    p.item.contributionIds, tooOld ? "too_stale" : verdictName(verdict)});
             continue;
         }
+        s.applied.insert(p.item.contributionIds);
         if (!p.lease.validAt(p.sentAt))
             out.ledger(LedgerReport::Kind::AppliedUnderExpiredLease, 1); // the gate must make this impossible
         // Each edge's mean weighs as many windows as it spans (a shard held
@@ -187,6 +240,7 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         sum = sum.defined() ? sum.add_(p.item.data, w) : p.item.data.mul(w);
         windows += w;
         ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
+        newestSeen = std::max(newestSeen, p.item.version);
     }
     s.pending.clear();
     if (!sum.defined())
@@ -205,7 +259,16 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     adam.lr = m_ctx.config->learningRate * std::min(kMaxStepScale, share);
     adamStep(s.values, sum, s.adam, adam);
     out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
+    // An owner restarted from an old state file may be behind versions its
+    // edges already hold: its first merge goes past every one they computed
+    // on by a reservation's width (the last few versions it issued before
+    // the crash may never have reached them).
+    if (m_recovering)
+        s.version = std::max(s.version, newestSeen + std::uint64_t(std::max(1, m_ctx.config->knobs.durableEveryMerges)));
+    s.version = std::max(s.version, newestSeen);
     ++s.version;
+    if (m_ctx.stateStore)
+        m_appliedSinceWrite.emplace_back(shard, ids);
     ++s.mergesSinceSync;
     (void)now;
     reportOwnerVersion(shard, s, out);
@@ -253,7 +316,9 @@ ShardItem SynapticOwner::wholeValuesItem(int shard, const Store &s) const {
 }
 
 void SynapticOwner::reportOwnerVersion(int shard, const Store &s, Outbox &out) const {
-    out.report(RouteReport{RouteReport::Kind::OwnerVersion, shard, m_region, m_edge, s.version, 0});
+    RouteReport r{RouteReport::Kind::OwnerVersion, shard, m_region, m_edge, s.version, 0};
+    r.checksum = tensorChecksum(s.values); // two owners of one version must agree (split-brain audit)
+    out.report(r);
 }
 
 void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out,
@@ -304,13 +369,19 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         if (m_replica)
             d.buffers = m_replica->buffers();
         out.send(std::move(d));
+        maybePersist(true, out); // the delta in flight and its sequence must survive a crash
     }
 }
 
 void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
+    if (m_recovering) {
+        m_deferred.push_back(std::move(m)); // it would issue a version
+        return;
+    }
     std::vector<ShardItem> updated;
     std::vector<ShardItem> whole;
     std::map<int, Message> forwards;
+    bool answered = false; // a sync in flight ended (folded in or not): durable at once
     for (auto &item : m.shards) {
         if (!owns(item.shard)) {
             if (const auto fwd = m_forwardTo.find(item.shard); fwd != m_forwardTo.end()) {
@@ -328,6 +399,7 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         if (!s.syncInFlight || item.sequence != s.syncSequence)
             continue; // not the answer to the delta in flight: an old duplicate
         s.syncInFlight = false;
+        answered = true;
         // A delta from the center applies to the global copy it was taken
         // from; anything else leaves the region's copy as it is and the
         // next delta's check at the center sends a whole copy.
@@ -358,10 +430,14 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
     sendValues(updated, out, &whole);
     if (m_finishing)
         maybeSync(now, true, out);
+    maybePersist(answered, out); // the sync ended (and the center's copy folded in)
 }
 
 void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) {
-    (void)now;
+    if (m_recovering) {
+        m_deferred.push_back(m); // answered once this owner knows which version is safe to name
+        return;
+    }
     m_gate.observe(m.origin, m.lease);
     Message v;
     v.kind = MessageKind::Values;
@@ -377,6 +453,8 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
 
 std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &out) {
     const auto &shape = *m_ctx.shape;
+    if (m_recovering)
+        return "edge " + shape.edgeName(m_edge) + " restarted and is still recovering its shards";
     if (!owns(shard))
         return "edge " + shape.edgeName(m_edge) + " does not own shard " + std::to_string(shard) +
                " (a move may already be in flight)";
@@ -413,10 +491,15 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
         item.published = s.published.published();
         item.deltaFrom = s.published.version();
     }
+    item.contributionIds = s.applied.ids(); // the new owner drops their duplicates too
     h.shards.push_back(std::move(item));
     out.send(std::move(h));
+    if (m_ctx.faults.breakMoveFence)
+        return ""; // test-only: keeps merging the shard beside its new owner (split brain)
     m_shards.erase(shard);
+    m_writtenVersion.erase(shard);
     m_forwardTo[shard] = ClusterShape::nodeOfEdge(toEdge);
+    maybePersist(true, out); // a restart must not own the shard again
     return "";
 }
 
@@ -440,6 +523,7 @@ std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) 
         s.syncInFlight = item.syncInFlight;
         s.syncSequence = item.syncSequence;
         s.centerFeedback.setResidual(item.residual);
+        s.applied.insert(item.contributionIds);
         if (item.published.defined())
             s.published.reset(item.published, item.deltaFrom);
         const int shard = item.shard;
@@ -486,7 +570,232 @@ std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) 
         announce.to = kCenterNode;
         out.send(std::move(announce));
     }
+    maybePersist(!taken.empty(), out); // the shard is durable here before anyone relies on it
     return taken;
+}
+
+} // namespace synaptic::engine
+
+namespace synaptic::engine {
+
+namespace {
+
+void writeMap(StateWriter &w, const std::map<int, std::uint64_t> &m) {
+    w.u64(m.size());
+    for (const auto &[k, v] : m) {
+        w.i64(k);
+        w.u64(v);
+    }
+}
+
+std::map<int, std::uint64_t> readMap(StateReader &r) {
+    std::map<int, std::uint64_t> m;
+    for (auto n = r.u64(); n > 0; --n) {
+        const int k = int(r.i64());
+        m[k] = r.u64();
+    }
+    return m;
+}
+
+} // namespace
+
+void SynapticOwner::maybePersist(bool force, Outbox &out) {
+    if (!m_ctx.stateStore)
+        return;
+    const auto every = std::uint64_t(std::max(1, m_ctx.config->knobs.durableEveryMerges));
+    bool due = force;
+    for (const auto &[id, s] : m_shards)
+        if (s.version >= m_writtenVersion[id] + every)
+            due = true;
+    if (!due)
+        return;
+    m_ctx.stateStore->write(m_ctx.node, encodeState());
+    for (const auto &[id, s] : m_shards)
+        m_writtenVersion[id] = s.version;
+    m_appliedSinceWrite.clear();
+    out.ledger(LedgerReport::Kind::StateWritten, 1);
+}
+
+std::string SynapticOwner::encodeState() const {
+    StateWriter w;
+    w.i64(m_edge);
+    w.u64(m_round);
+    w.flag(m_finishing);
+    w.u64(m_finishedEdges.size());
+    for (int e : m_finishedEdges)
+        w.i64(e);
+    writeMap(w, m_lastHeardRound);
+    writeMap(w, m_arrivedWindow);
+    writeMap(w, m_mergedWindow);
+    std::map<int, std::uint64_t> forwards;
+    for (const auto &[shard, node] : m_forwardTo)
+        forwards[shard] = std::uint64_t(node);
+    writeMap(w, forwards);
+    w.ids(m_gate.latestEpochs());
+    w.u64(m_shards.size());
+    for (const auto &[id, s] : m_shards) {
+        w.i64(id);
+        w.tensor(s.values);
+        w.tensor(s.adam.m);
+        w.tensor(s.adam.v);
+        w.i64(s.adam.step);
+        w.u64(s.version);
+        w.tensor(s.base);
+        w.u64(s.baseVersion);
+        w.u64(s.baseChecksum);
+        w.tensor(s.sentValues);
+        w.i64(s.mergesSinceSync);
+        w.flag(s.syncInFlight);
+        w.u64(s.syncSequence);
+        w.tensor(s.centerFeedback.residual());
+        w.ids(s.applied.ids());
+    }
+    return w.finish();
+}
+
+void SynapticOwner::decodeState(const std::string &bytes, const std::string &source) {
+    StateReader r(bytes, source);
+    if (r.i64() != m_edge)
+        throw StateFileError(source + ": written by another edge's owner");
+    const std::string &device = m_ctx.model->device;
+    const auto round = r.u64();
+    const bool finishing = r.flag();
+    std::set<int> finished;
+    for (auto n = r.u64(); n > 0; --n)
+        finished.insert(int(r.i64()));
+    auto lastHeard = readMap(r);
+    auto arrived = readMap(r);
+    auto merged = readMap(r);
+    std::map<int, int> forwardTo;
+    for (const auto &[shard, node] : readMap(r))
+        forwardTo[shard] = int(node);
+    auto epochs = r.ids();
+    if (epochs.size() != m_gate.latestEpochs().size())
+        throw StateFileError(source + ": lease epochs for " + std::to_string(epochs.size()) + " edges, the cluster has " +
+                             std::to_string(m_gate.latestEpochs().size()));
+    std::map<int, Store> shards;
+    for (auto n = r.u64(); n > 0; --n) {
+        const int id = int(r.i64());
+        if (id < 0 || std::size_t(id) >= m_ctx.model->plan.shards.size())
+            throw StateFileError(source + ": shard " + std::to_string(id) + " is not in this model's plan");
+        Store s;
+        s.values = r.tensor(device);
+        s.adam.m = r.tensor(device);
+        s.adam.v = r.tensor(device);
+        s.adam.step = r.i64();
+        s.version = r.u64();
+        s.base = r.tensor(device);
+        s.baseVersion = r.u64();
+        s.baseChecksum = r.u64();
+        s.sentValues = r.tensor(device);
+        s.mergesSinceSync = int(r.i64());
+        s.syncInFlight = r.flag();
+        s.syncSequence = r.u64();
+        if (auto residual = r.tensor(device); residual.defined())
+            s.centerFeedback.setResidual(std::move(residual));
+        s.applied.insert(r.ids());
+        const auto expected = m_ctx.model->plan.shards[std::size_t(id)].parameters;
+        const std::pair<const char *, const at::Tensor *> parts[] = {
+            {"values", &s.values}, {"Adam first moment", &s.adam.m}, {"Adam second moment", &s.adam.v},
+            {"center base", &s.base}, {"values sent to the center", &s.sentValues},
+            {"error-feedback residual", &s.centerFeedback.residual()}};
+        for (const auto &[what, t] : parts)
+            if ((t->defined() || t == &s.values) && (!t->defined() || t->numel() != expected))
+                throw StateFileError(source + ": shard " + std::to_string(id) + "'s " + what + " holds " +
+                                     std::to_string(t->defined() ? t->numel() : 0) + " values, the plan says " +
+                                     std::to_string(expected));
+        shards.emplace(id, std::move(s));
+    }
+    r.expectEnd();
+    // Only a whole, checked file replaces the state.
+    m_round = round;
+    m_finishing = finishing;
+    m_finishedEdges = std::move(finished);
+    m_lastHeardRound = std::move(lastHeard);
+    m_arrivedWindow = std::move(arrived);
+    m_mergedWindow = std::move(merged);
+    m_forwardTo = std::move(forwardTo);
+    m_gate.restoreLatestEpochs(std::move(epochs));
+    m_shards = std::move(shards);
+}
+
+void SynapticOwner::restoreAfterCrash(double now, Outbox &out, bool previousGeneration) {
+    m_crashed = false;
+    if (!m_ctx.stateStore)
+        return;
+    const std::string where = m_ctx.stateStore->describe(m_ctx.node);
+    const auto newest = m_ctx.stateStore->read(m_ctx.node);
+    if (!newest)
+        throw StateFileError(where + ": no durable state to restart from");
+    decodeState(*newest, where);
+    const auto older = previousGeneration ? m_ctx.stateStore->readPrevious(m_ctx.node) : std::nullopt;
+    if (older) {
+        // An old backup: what the newest file held past it is lost too.
+        std::map<int, std::pair<std::uint64_t, std::vector<std::uint64_t>>> newer; // shard -> (version, applied)
+        for (const auto &[id, s] : m_shards)
+            newer[id] = {s.version, s.applied.ids()};
+        decodeState(*older, where + ".prev");
+        std::uint64_t merges = 0;
+        for (const auto &[id, s] : m_shards) {
+            const auto n = newer.find(id);
+            if (n == newer.end())
+                continue;
+            const auto keptIds = s.applied.ids();
+            const std::set<std::uint64_t> kept(keptIds.begin(), keptIds.end());
+            std::vector<std::uint64_t> undone;
+            for (auto contribution : n->second.second)
+                if (!kept.count(contribution))
+                    undone.push_back(contribution);
+            merges += n->second.first > s.version ? n->second.first - s.version : 0;
+            if (!undone.empty())
+                out.report(LedgerReport{LedgerReport::Kind::RolledBack, id, undone.size(), std::move(undone),
+                                        "restored_old_state"});
+        }
+        out.ledger(LedgerReport::Kind::MergesLost, merges);
+    }
+    // Memory is gone: nothing buffered, nothing in flight known, no record
+    // of the copy the edges hold (whole values go next).
+    m_orphans.clear();
+    m_orphanAnswers.clear();
+    m_heardThisRound.clear();
+    m_deadlineArmed = false;
+    m_appliedSinceWrite.clear();
+    const auto every = std::uint64_t(std::max(1, m_ctx.config->knobs.durableEveryMerges));
+    for (auto &[id, s] : m_shards) {
+        s.published = DeltaPublisher{};
+        if (!m_ctx.faults.breakRestoreVersionJump)
+            s.version += every; // past anything the lost memory issued
+    }
+    m_writtenVersion.clear();
+    maybePersist(true, out); // the jump itself is durable before any version past it is issued
+    m_recovering = !m_shards.empty() && !m_ctx.faults.breakRestoreVersionJump;
+    m_deferred.clear();
+    if (m_ctx.faults.breakRestoreVersionJump) // test-only: names the file's versions at once
+        for (const auto &[id, s] : m_shards)
+            reportOwnerVersion(id, s, out);
+    if (m_recovering)
+        out.timer(now + kRecoverySeconds, kRecoveryTimer);
+}
+
+void SynapticOwner::onRecoveryDeadline(double now, Outbox &out) {
+    if (m_recovering)
+        endRecovery(now, out);
+}
+
+void SynapticOwner::endRecovery(double now, Outbox &out) {
+    m_recovering = false;
+    // Every shard's version is safe to name now (a merged one reports the
+    // same version and values again: harmless).
+    for (const auto &[id, s] : m_shards)
+        reportOwnerVersion(id, s, out);
+    auto deferred = std::move(m_deferred);
+    m_deferred.clear();
+    for (auto &m : deferred) {
+        if (m.kind == MessageKind::CatchUpRequest)
+            onCatchUpRequest(now, m, out);
+        else
+            onCenterValues(now, std::move(m), out);
+    }
 }
 
 } // namespace synaptic::engine

@@ -4,6 +4,7 @@
 #include "core/engine/codec/error_feedback.h"
 #include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_node.h"
+#include "core/engine/synapse/applied_ids.h"
 #include "core/engine/synapse/lease.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -38,11 +39,29 @@ public:
     std::vector<int> onHandoff(double now, Message &&m, Outbox &out);
     std::string moveShard(double now, int shard, int toEdge, Outbox &out);
     void observeLease(const Lease &lease, int edge) { m_gate.observe(edge, lease); }
-    // The process died: buffered gradients are gone. Shard values, optimizer
-    // state and the unanswered delta are on disk: the center's answer is
-    // redelivered after the restart (the center channel is reliable).
+    // The process died: its memory is gone. Buffered gradients are reported
+    // lost, and so is every contribution merged since the last durable
+    // write (those merges are lost with the memory). With no state store
+    // (a driver that gave none) the memory survives, as before issue 15.
     void onKilled(Outbox &out);
+    // After a crash (or, live, a process started over an existing state
+    // file): reload the last durable state. Each shard resumes at its
+    // written version plus durable_every_merges, past every version the
+    // lost memory could have issued (writes come at least that often); the
+    // region's edges take whole values from it. A file may also be older
+    // than the newest (an old backup: `previousGeneration`, a fault the
+    // matrix injects), so the owner recovers before it issues any version:
+    // its first merge goes past every version the gradients it merges were
+    // computed on (the region's edges hold its newest values), and until
+    // then catch-up requests and center answers wait. No gradients within
+    // kRecoverySeconds: it resumes at the restored versions.
+    void restoreAfterCrash(double now, Outbox &out, bool previousGeneration = false);
+    bool crashed() const { return m_crashed; }
+    // Writes the durable state now (a clean stop).
+    void persistNow(Outbox &out) { maybePersist(true, out); }
 
+    // Gradients buffered for a merge or waiting for their shard's handoff.
+    std::vector<std::pair<int, std::uint64_t>> heldContributions() const; // (shard, id)
     bool idle() const;                 // nothing buffered, no sync in flight, nothing unsynced after finish
     bool finishing() const { return m_finishing; }
     bool owns(int shard) const { return m_shards.count(shard) > 0; }
@@ -54,6 +73,11 @@ public:
     const at::Tensor &centerResidual(int shard) const { return m_shards.at(shard).centerFeedback.residual(); }
     const at::Tensor &publishedValues(int shard) const { return m_shards.at(shard).published.published(); }
     static constexpr int kMergeDeadlineTimer = 10;
+    static constexpr int kRecoveryTimer = 11;
+    // No gradients came to end the recovery after a restart: resume at the
+    // restored versions.
+    void onRecoveryDeadline(double now, Outbox &out);
+    bool recovering() const { return m_recovering; }
 
 private:
     struct Pending {
@@ -76,6 +100,7 @@ private:
         std::vector<Pending> pending;
         ErrorFeedback centerFeedback; // what lossy center deltas left out (moves with the shard)
         DeltaPublisher published;     // the copy the region's edges hold (value deltas)
+        AppliedIds applied;           // contributions already merged (duplicates are dropped)
     };
     // The item that tells the region's edges shard `shard`'s new values:
     // a coded delta from the copy they hold, or the whole values.
@@ -92,6 +117,12 @@ private:
                     const std::vector<ShardItem> *toFinished = nullptr);
     void maybeSync(double now, bool force, Outbox &out);
     void reportOwnerVersion(int shard, const Store &s, Outbox &out) const;
+    // Durable state (issue 15 §1): written when a shard's version is
+    // durable_every_merges past its last write, or when `force` (a center
+    // sync left or came back, a handoff, the region finished).
+    void maybePersist(bool force, Outbox &out);
+    std::string encodeState() const;
+    void decodeState(const std::string &bytes, const std::string &source);
     const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
 
     const NodeContext &m_ctx;
@@ -114,6 +145,15 @@ private:
     std::map<int, std::uint64_t> m_mergedWindow;
     std::set<int> m_finishedEdges;
     std::uint64_t m_round = 0;           // merges done
+    // Durable state bookkeeping (memory only).
+    std::map<int, std::uint64_t> m_writtenVersion; // per shard: its version in the newest write
+    std::vector<std::pair<int, std::vector<std::uint64_t>>> m_appliedSinceWrite; // (shard, ids) per merge
+    bool m_crashed = false;
+    // After a restart, until the first merge (or the recovery deadline):
+    // catch-up requests and center answers wait here.
+    bool m_recovering = false;
+    std::vector<Message> m_deferred;
+    void endRecovery(double now, Outbox &out);
     bool m_deadlineArmed = false;
     bool m_finishing = false;
 };

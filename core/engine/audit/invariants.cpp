@@ -1,0 +1,225 @@
+#include "invariants.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace synaptic::engine {
+
+namespace {
+
+using K = AuditEvent::Kind;
+// The reasons owners give for contributions whose merge a crash undid
+// (synaptic_owner.cpp): merged after the last durable write, or past the
+// old state file a node restarted from.
+bool undoesAMerge(const std::string &reason) {
+    return reason == "merge_not_persisted" || reason == "restored_old_state";
+}
+
+std::string num(double t) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", t);
+    return buf;
+}
+
+void checkVersions(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
+    // (node, cache, region, shard) -> newest version seen
+    std::map<std::tuple<int, bool, int, int>, std::uint64_t> newest;
+    auto see = [&](const AuditEvent &e, int shard, std::uint64_t version) {
+        auto [it, fresh] = newest.try_emplace({e.node, e.cache, e.region, shard}, version);
+        if (fresh)
+            return;
+        if (version < it->second)
+            out.push_back({"versions_monotonic", shard, e.node, e.time,
+                           std::string(e.cache ? "cached copy" : e.node == 0 ? "center copy" : "owner copy") +
+                               " went back from version " + std::to_string(it->second) + " to " +
+                               std::to_string(version)});
+        it->second = std::max(it->second, version);
+    };
+    for (const auto &e : history) {
+        if (e.kind != K::Version)
+            continue;
+        if (!e.cache)
+            see(e, e.shard, e.version);
+        for (std::size_t i = 0; e.cache && i < e.shards.size() && i < e.versions.size(); ++i)
+            see(e, e.shards[i], e.versions[i]);
+    }
+}
+
+void checkSplitBrain(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
+    struct Seen {
+        std::uint64_t checksum;
+        int node;
+        double time;
+    };
+    std::map<std::tuple<int, int, std::uint64_t>, Seen> first; // (region, shard, version)
+    for (const auto &e : history) {
+        if (e.kind != K::Version || e.cache)
+            continue;
+        auto [it, fresh] = first.try_emplace({e.region, e.shard, e.version}, Seen{e.checksum, e.node, e.time});
+        if (!fresh && it->second.checksum != e.checksum)
+            out.push_back({"no_split_brain", e.shard, e.node, e.time,
+                           "version " + std::to_string(e.version) + (e.region < 0 ? " at the center" : " in region " +
+                                                                         std::to_string(e.region)) +
+                               " holds different values here and at node " + std::to_string(it->second.node) +
+                               " (at " + num(it->second.time) + " s)"});
+    }
+}
+
+using Contribution = std::pair<int, std::uint64_t>; // (shard, id): a window's id is the same in every shard
+
+std::string named(const Contribution &c) {
+    return "contribution " + std::to_string(c.second) + " to shard " + std::to_string(c.first);
+}
+
+void checkAccounting(const std::vector<AuditEvent> &history, HistoryScope scope, std::vector<Violation> &out) {
+    std::map<Contribution, const AuditEvent *> sentBy;
+    std::map<Contribution, int> applied;
+    std::map<Contribution, const AuditEvent *> lost;
+    for (const auto &e : history) {
+        if (e.kind == K::Send) {
+            for (std::size_t i = 0; i < e.ids.size() && i < e.shards.size(); ++i)
+                sentBy.emplace(Contribution{e.shards[i], e.ids[i]}, &e);
+        } else if (e.kind == K::Lost) {
+            const bool rolledBack = undoesAMerge(e.reason);
+            for (std::size_t i = 0; i < e.ids.size(); ++i) {
+                const Contribution c{i < e.shards.size() ? e.shards[i] : e.shard, e.ids[i]};
+                lost.emplace(c, &e);
+                // A merge a crash undid: applying the window again later is its first time.
+                if (const auto a = applied.find(c); rolledBack && a != applied.end() && a->second > 0)
+                    --a->second;
+            }
+        } else if (e.kind == K::Apply) {
+            for (auto id : e.ids) {
+                const Contribution c{e.shard, id};
+                if (++applied[c] == 2)
+                    out.push_back({"applied_exactly_once", e.shard, e.node, e.time, named(c) + " was applied a second time"});
+                if (!sentBy.count(c) && scope != HistoryScope::StartsMidRun)
+                    out.push_back({"applied_exactly_once", e.shard, e.node, e.time, named(c) + " was applied but never sent"});
+            }
+        }
+    }
+    if (scope != HistoryScope::Whole)
+        return; // without the end, an outcome may still be coming (indeterminate)
+    for (const auto &[c, send] : sentBy)
+        if (!applied.count(c) && !lost.count(c))
+            out.push_back({"every_contribution_accounted", c.first, send->node, send->time,
+                           named(c) + " sent at " + num(send->time) + " s was neither applied nor reported lost"});
+}
+
+void checkCatchUp(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
+    // Each edge's newest epoch and when it was granted.
+    std::map<int, std::pair<std::uint64_t, double>> epochOf;
+    // (region, shard) -> the owners' newest version, and a copy of it when each edge's epoch began.
+    std::map<std::pair<int, int>, std::uint64_t> ownerVersion;
+    std::map<int, std::map<std::pair<int, int>, std::uint64_t>> snapshotAtGrant;
+    for (const auto &e : history) {
+        if (e.kind == K::Version && !e.cache && e.region >= 0) {
+            auto &v = ownerVersion[{e.region, e.shard}];
+            v = std::max(v, e.version);
+        } else if (e.kind == K::Grant) {
+            auto [it, fresh] = epochOf.try_emplace(e.node, e.epoch, e.time);
+            if (fresh || it->second.first != e.epoch) {
+                it->second = {e.epoch, e.time};
+                snapshotAtGrant[e.node] = ownerVersion; // what catching up must reach
+            }
+        } else if (e.kind == K::Send && e.region >= 0) {
+            const auto snap = snapshotAtGrant.find(e.node);
+            if (snap == snapshotAtGrant.end())
+                continue;
+            for (std::size_t i = 0; i < e.shards.size() && i < e.versions.size(); ++i) {
+                const auto v = snap->second.find({e.region, e.shards[i]});
+                if (v != snap->second.end() && e.versions[i] < v->second)
+                    out.push_back({"trains_after_catch_up", e.shards[i], e.node, e.time,
+                                   "sent gradients computed on version " + std::to_string(e.versions[i]) +
+                                       " though its owner was at version " + std::to_string(v->second) +
+                                       " when lease epoch " + std::to_string(epochOf[e.node].first) +
+                                       " was granted at " + num(epochOf[e.node].second) + " s"});
+            }
+        }
+    }
+}
+
+// Per edge, the newest Serve record: every request that arrived is
+// answered, died with its edge or is still being served; a read-only edge
+// (its lease lapsed by the grant history) keeps answering too.
+void checkServing(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
+    std::map<int, double> leaseUntil;     // edge node -> its newest grant's expiry
+    std::map<int, double> lapsedAt;       // edge node -> the latest moment it held no live lease
+    std::map<int, double> previousServe;  // edge node -> the time of its previous Serve record
+    std::map<int, std::uint64_t> reported; // edge node -> unanswered requests already reported
+    for (const auto &e : history) {
+        if (e.kind == K::Grant) {
+            const auto held = leaseUntil.find(e.node);
+            if (held == leaseUntil.end() || held->second < e.time)
+                lapsedAt[e.node] = e.time; // no live lease until this grant
+            leaseUntil[e.node] = std::max(leaseUntil[e.node], e.expiresAt);
+            continue;
+        }
+        if (e.kind != K::Serve)
+            continue;
+        const double since = previousServe.count(e.node) ? previousServe[e.node] : 0.0;
+        previousServe[e.node] = e.time;
+        const std::uint64_t accounted = e.answered + e.abandoned + e.pending;
+        if (accounted >= e.requests || e.requests - accounted <= reported[e.node])
+            continue;
+        const std::uint64_t missing = e.requests - accounted - reported[e.node];
+        reported[e.node] += missing;
+        const auto lease = leaseUntil.find(e.node);
+        const bool lapsedNow = lease == leaseUntil.end() || lease->second < e.time;
+        const bool lapsedBetween = lapsedAt.count(e.node) && lapsedAt[e.node] >= since;
+        out.push_back({"every_request_answered", -1, e.node, e.time,
+                       std::to_string(missing) + " inference request(s) since " + num(since) +
+                           " s were neither answered nor lost with the edge" +
+                           (lapsedNow || lapsedBetween ? " (its lease lapsed meanwhile: read-only)" : "")});
+    }
+}
+
+} // namespace
+
+LeaseHistory leaseHistoryOf(const std::vector<AuditEvent> &history) {
+    LeaseHistory h;
+    for (const auto &e : history) {
+        const int edge = e.node - 1; // lease_history.h speaks of edge indices
+        switch (e.kind) {
+        case K::Grant: h.grants.push_back({e.time, edge, Lease{e.epoch, e.expiresAt}}); break;
+        case K::Send: h.sends.push_back({e.time, edge, Lease{e.epoch, e.expiresAt}, e.ids}); break;
+        case K::Apply: h.applies.push_back({e.time, e.node, e.shard, e.ids}); break;
+        default: break;
+        }
+    }
+    return h;
+}
+
+const std::vector<std::string> &invariantNames() {
+    static const std::vector<std::string> names{"versions_monotonic",       "sent_under_live_lease",
+                                                "applied_under_live_lease", "no_split_brain",
+                                                "applied_exactly_once",     "every_contribution_accounted",
+                                                "trains_after_catch_up",    "every_request_answered"};
+    return names;
+}
+
+std::vector<Violation> checkInvariants(const std::vector<AuditEvent> &history, HistoryScope scope) {
+    std::vector<Violation> out;
+    checkVersions(history, out);
+    if (scope != HistoryScope::StartsMidRun)
+        for (auto &v : checkLeaseInvariants(leaseHistoryOf(history)))
+            out.push_back(std::move(v));
+    checkSplitBrain(history, out);
+    checkAccounting(history, scope, out);
+    if (scope != HistoryScope::StartsMidRun)
+        checkCatchUp(history, out);
+    checkServing(history, out);
+    std::stable_sort(out.begin(), out.end(), [](const Violation &a, const Violation &b) { return a.time < b.time; });
+    return out;
+}
+
+std::string describeViolation(const Violation &v) {
+    std::string where = v.node == 0 ? "center" : v.node > 0 ? "node " + std::to_string(v.node) : "cluster";
+    if (v.shard >= 0)
+        where += ", shard " + std::to_string(v.shard);
+    return v.invariant + " violated at " + num(v.time) + " s (" + where + "): " + v.detail;
+}
+
+} // namespace synaptic::engine

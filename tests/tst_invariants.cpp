@@ -1,0 +1,455 @@
+// The invariant checkers (issue 15 §3) on real simulated runs over
+// Fashion-MNIST: each fault the guards must survive is run with the guard
+// kept (every invariant holds) and with it broken behind a test-only switch
+// (NodeContext::Faults), where the matching checker must name the break. The
+// checkers read only the recorded audit history, never the guards' verdicts.
+// Ends with `synaptic-node check` on recordings of both kinds.
+#include "core/data/fashion_mnist.h"
+#include "core/engine/audit/invariants.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/simulation.h"
+#include "core/engine/tensor_data.h"
+#include "core/session/session_recorder.h"
+
+#include <ATen/Parallel.h>
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+#include <set>
+
+using namespace synaptic;
+using namespace synaptic::engine;
+
+namespace {
+
+std::size_t countOf(const std::vector<Violation> &v, const std::string &invariant) {
+    return std::size_t(std::count_if(v.begin(), v.end(), [&](const Violation &x) { return x.invariant == invariant; }));
+}
+
+std::size_t countOf(const std::vector<AuditEvent> &h, AuditEvent::Kind kind, const std::string &reason = {}) {
+    return std::size_t(std::count_if(h.begin(), h.end(), [&](const AuditEvent &e) {
+        return e.kind == kind && (reason.empty() || e.reason == reason);
+    }));
+}
+
+QString listed(const std::vector<Violation> &v) {
+    QStringList out;
+    for (std::size_t i = 0; i < std::min<std::size_t>(v.size(), 4); ++i)
+        out << QString::fromStdString(describeViolation(v[i]));
+    return out.join("\n");
+}
+
+// A lossless intra-region link that duplicates and reorders.
+SimCommand faultyLink(int a, int b, double duplicate, double jitterMs) {
+    SimCommand c{SimCommand::Kind::SetLink, 0.2};
+    c.node = a;
+    c.nodeB = b;
+    c.link.latencySeconds = 0.001;
+    c.link.bandwidthBitsPerSecond = 1e9;
+    c.link.duplicateRate = duplicate;
+    c.link.jitterSeconds = jitterMs / 1e3;
+    return c;
+}
+
+} // namespace
+
+class TestInvariants : public QObject {
+    Q_OBJECT
+    data::ImageSet m_trainSet;
+    TensorSet m_train;
+    TensorSet m_test;
+    ClusterConfig m_tiny;
+
+    struct Run {
+        StrategyResult result;
+        std::vector<AuditEvent> history;
+        std::vector<Violation> violations;
+    };
+
+    // tiny_cluster: eu = edges 0-2 (nodes 1-3), us = edges 3-5 (nodes 4-6).
+    // `prepare` may submit commands once the plan is known.
+    Run run(const char *label, std::vector<SimCommand> commands, NodeContext::Faults faults,
+            const std::function<void(Simulation &)> &prepare = {}, session::SessionRecorder *recorder = nullptr,
+            const ClusterConfig *config = nullptr, const std::string &stateDir = {}) {
+        Run r;
+        SimOptions o;
+        o.virtualSeconds = 4.0;
+        o.stateDir = stateDir;
+        o.finalFullEvaluation = false;
+        o.commands = std::move(commands);
+        for (int node = 1; node <= 6; ++node)
+            o.faults[node] = faults;
+        const auto record = recorder ? recorder->observer() : nullptr;
+        o.observer = [&r, record](const SimEvent &e) {
+            if (const auto *a = std::get_if<AuditEvent>(&e))
+                r.history.push_back(*a);
+            if (record)
+                record(e);
+        };
+        const ClusterConfig &cfg = config ? *config : m_tiny;
+        Simulation sim(cfg, m_train, m_trainSet.labels, m_test, o);
+        if (recorder)
+            recorder->beginRun(cfg, o, &sim);
+        if (prepare)
+            prepare(sim);
+        r.result = sim.run();
+        if (recorder)
+            recorder->endRun(r.result);
+        r.violations = checkInvariants(r.history);
+        qInfo("%s: %zu audit events (%zu sends, %zu applies, %zu lost, %zu versions); acc %.4f; %zu violations%s%s",
+              label, r.history.size(), countOf(r.history, AuditEvent::Kind::Send),
+              countOf(r.history, AuditEvent::Kind::Apply), countOf(r.history, AuditEvent::Kind::Lost),
+              countOf(r.history, AuditEvent::Kind::Version), r.result.finalAccuracy, r.violations.size(),
+              r.violations.empty() ? "" : ", first: ",
+              r.violations.empty() ? "" : describeViolation(r.violations.front()).c_str());
+        return r;
+    }
+
+    static std::vector<SimCommand> duplicatingRegion(double duplicate, double jitterMs) {
+        return {faultyLink(0, 1, duplicate, jitterMs), faultyLink(0, 2, duplicate, jitterMs),
+                faultyLink(1, 2, duplicate, jitterMs)};
+    }
+
+    // eu-0 loses the center and its region at 0.5 s (its lease lapses and
+    // no values reach it while the rest of eu trains on). The center comes
+    // back at 2.0 s, the region at 2.6 s: eu-0 holds a new lease while its
+    // copies of the other owners' shards are still stale.
+    static std::vector<SimCommand> edgeCutOff() {
+        std::vector<SimCommand> out;
+        for (int peer : {-1, 1, 2}) {
+            SimCommand cut{SimCommand::Kind::PartitionLink, 0.5};
+            cut.node = 0;
+            cut.nodeB = peer;
+            SimCommand heal = cut;
+            heal.kind = SimCommand::Kind::HealLink;
+            heal.at = peer < 0 ? 2.0 : 2.6;
+            out.push_back(cut);
+            out.push_back(heal);
+        }
+        return out;
+    }
+
+    // Moves the first shard eu-1 does not own to eu-1 at 1 s; with
+    // `hideAnnounce`, the third edge of eu does not hear from eu-1 from
+    // 0.9 s to 2 s (a one-way partition), so it keeps sending that shard's
+    // gradients to the old owner, which must forward them.
+    static void moveAShardHidingTheAnnounce(Simulation &sim) {
+        const auto snapshot = sim.routing();
+        for (const auto &row : snapshot->rows)
+            if (row->owner.at(0) != 1) {
+                const int other = 2 - row->owner.at(0); // the eu edge (0-2) neither old nor new owner
+                SimCommand cut{SimCommand::Kind::PartitionOneWay, 0.9};
+                cut.node = 1;
+                cut.nodeB = other;
+                SimCommand heal{SimCommand::Kind::HealLink, 2.0};
+                heal.node = 1;
+                heal.nodeB = other;
+                sim.submit(cut);
+                sim.submit(SimCommand{SimCommand::Kind::MoveShard, 1.0, row->shard.id, 0, 1});
+                sim.submit(heal);
+                return;
+            }
+        QFAIL("no shard to move");
+    }
+
+    // Moves the first shard eu-1 does not own to eu-1 at 1 s.
+    static void moveAShard(Simulation &sim) {
+        const auto snapshot = sim.routing();
+        for (const auto &row : snapshot->rows)
+            if (row->owner.at(0) != 1) {
+                SimCommand move{SimCommand::Kind::MoveShard, 1.0, row->shard.id, 0, 1};
+                sim.submit(move);
+                return;
+            }
+        QFAIL("no shard to move");
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        at::set_num_threads(2);
+        const std::string dir = data::resolveDataDir("");
+        m_trainSet = data::loadFashionMnist(dir, data::Split::Train);
+        m_train = toTensors(m_trainSet, "cpu");
+        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 500), "cpu");
+        m_tiny = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
+    }
+
+    // A region partition, a kill and revive of an owner, a move: every
+    // invariant holds, and the history holds every kind of record.
+    void faultsWithEveryGuardKeptHoldEveryInvariant() {
+        SimCommand cut{SimCommand::Kind::PartitionRegion, 0.5, -1, 1};
+        SimCommand heal{SimCommand::Kind::HealRegion, 2.0, -1, 1};
+        SimCommand kill{SimCommand::Kind::KillNode, 1.0};
+        kill.node = 0;
+        SimCommand revive{SimCommand::Kind::ReviveNode, 1.6};
+        revive.node = 0;
+        const auto r = run("kept", {cut, heal, kill, revive}, {}, moveAShard);
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        QVERIFY(countOf(r.history, AuditEvent::Kind::Grant) > 6);
+        QVERIFY(countOf(r.history, AuditEvent::Kind::Send) > 20);
+        QVERIFY(countOf(r.history, AuditEvent::Kind::Apply) > 20);
+        QVERIFY(countOf(r.history, AuditEvent::Kind::Version) > 20);
+        QVERIFY2(countOf(r.history, AuditEvent::Kind::Lost) > 0, "a partition and a kill lost nothing");
+    }
+
+    // Guard: an owner drops a contribution it already applied.
+    void aDuplicateIsAppliedOnceAndABrokenDuplicateGuardIsCaught() {
+        const auto kept = run("duplicates, guard kept", duplicatingRegion(0.5, 0), {});
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        NodeContext::Faults broken;
+        broken.breakDuplicateGuard = true;
+        const auto r = run("duplicates, guard broken", duplicatingRegion(0.5, 0), broken);
+        QVERIFY2(countOf(r.violations, "applied_exactly_once") > 0, "a contribution applied twice went unnoticed");
+        for (const auto &v : r.violations)
+            if (v.invariant == "applied_exactly_once")
+                QVERIFY2(v.detail.find("a second time") != std::string::npos && v.node >= 1 && v.node <= 3 &&
+                             v.shard >= 0,
+                         v.detail.c_str());
+    }
+
+    // Guard: an edge ignores values older than the copy it holds.
+    void reorderedValuesNeverTakeACacheBackAndABrokenVersionGuardIsCaught() {
+        const auto kept = run("reordering, guard kept", duplicatingRegion(0.3, 30), {});
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        NodeContext::Faults broken;
+        broken.breakVersionGuard = true;
+        const auto r = run("reordering, guard broken", duplicatingRegion(0.3, 30), broken);
+        QVERIFY2(countOf(r.violations, "versions_monotonic") > 0, "a cache that went back went unnoticed");
+    }
+
+    // Guard: a returning edge catches up with its owners before training.
+    void aReturningEdgeCatchesUpAndSkippingItIsCaught() {
+        const auto kept = run("edge back, catch-up kept", edgeCutOff(), {});
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        NodeContext::Faults broken;
+        broken.breakCatchUp = true;
+        const auto r = run("edge back, catch-up skipped", edgeCutOff(), broken);
+        QVERIFY2(countOf(r.violations, "trains_after_catch_up") > 0, "training on a stale copy went unnoticed");
+        for (const auto &v : r.violations)
+            if (v.invariant == "trains_after_catch_up")
+                QCOMPARE(v.node, 1); // eu-0, the edge that was cut off
+    }
+
+    // Guard: a moved shard is fenced at its old owner.
+    void aMoveLeavesOneOwnerAndAnUnfencedMoveIsCaught() {
+        const auto kept = run("move, fence kept", {}, {}, moveAShardHidingTheAnnounce);
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        NodeContext::Faults broken;
+        broken.breakMoveFence = true;
+        const auto r = run("move, fence broken", {}, broken, moveAShardHidingTheAnnounce);
+        QVERIFY2(countOf(r.violations, "no_split_brain") > 0, "two owners of one shard went unnoticed");
+    }
+
+    // Accounting: a killed owner reports what it held lost, with its ids;
+    // a history where those reports went missing is a violation.
+    void aCrashedOwnersLossIsAccountedAndASilentLossIsCaught() {
+        SimCommand kill{SimCommand::Kind::KillNode, 1.0};
+        kill.node = 0;
+        SimCommand revive{SimCommand::Kind::ReviveNode, 1.5};
+        revive.node = 0;
+        const auto r = run("owner killed", {kill, revive}, {});
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        // Without its Lost reports, every contribution sent and never
+        // applied must be named, once per (shard, id).
+        std::vector<AuditEvent> silent;
+        std::set<std::pair<int, std::uint64_t>> sent, applied;
+        for (const auto &e : r.history) {
+            if (e.kind == AuditEvent::Kind::Send)
+                for (std::size_t i = 0; i < e.ids.size(); ++i)
+                    sent.insert({e.shards[i], e.ids[i]});
+            if (e.kind == AuditEvent::Kind::Apply)
+                for (auto id : e.ids)
+                    applied.insert({e.shard, id});
+            if (e.kind != AuditEvent::Kind::Lost)
+                silent.push_back(e);
+        }
+        std::size_t removed = 0;
+        for (const auto &c : sent)
+            removed += applied.count(c) ? 0 : 1;
+        QVERIFY2(removed > 0, "the kill lost nothing: nothing to hide");
+        const auto v = checkInvariants(silent);
+        QCOMPARE(countOf(v, "every_contribution_accounted"), removed);
+        // Cut short, the same history is indeterminate, not violated.
+        QCOMPARE(countOf(checkInvariants(silent, HistoryScope::CutShort), "every_contribution_accounted"),
+                 std::size_t(0));
+    }
+
+    static SimCommand killOrRevive(SimCommand::Kind kind, double at, int edge, bool oldState = false) {
+        SimCommand c{kind, at};
+        c.node = edge;
+        c.value = oldState ? 1 : 0;
+        return c;
+    }
+
+    // Durable state (issue 15 §1): eu-0, an owner, is killed mid-run and
+    // revived from its state file. It loses at most durable_every_merges - 1
+    // merges per shard, and every contribution those merges applied is
+    // reported lost with its reason; the files are whole, no temp left.
+    void aKilledOwnerLosesAtMostKMergesAndTheLedgerAccountsForThem() {
+        QTemporaryDir dir;
+        const int k = m_tiny.knobs.durableEveryMerges;
+        const auto r = run("owner killed, file store", {killOrRevive(SimCommand::Kind::KillNode, 1.03, 0),
+                                                        killOrRevive(SimCommand::Kind::ReviveNode, 1.6, 0)},
+                           {}, {}, nullptr, nullptr, dir.path().toStdString());
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        std::size_t owned = 0;
+        {
+            SimOptions o;
+            o.virtualSeconds = 1;
+            const Simulation unrun(m_tiny, m_train, m_trainSet.labels, m_test, o); // for its plan
+            for (int owner : unrun.world().plan().owner.at(0))
+                owned += owner == 0 ? 1 : 0;
+        }
+        QVERIFY(owned > 0);
+        qInfo("merges lost %llu (bound %zu), contributions rolled back %llu, state writes %llu",
+              (unsigned long long)r.result.mergesLostInCrash, std::size_t(k - 1) * owned,
+              (unsigned long long)r.result.contributionsRolledBack, (unsigned long long)r.result.durableStateWrites);
+        QVERIFY2(r.result.mergesLostInCrash > 0, "the kill came right after a write: nothing to account for");
+        QVERIFY(r.result.mergesLostInCrash <= std::uint64_t(k - 1) * owned);
+        QVERIFY(r.result.durableStateWrites > 0);
+        // The ledger's rolled-back contributions are exactly the ones the
+        // audit reports lost for that reason, each applied at eu-0 before.
+        std::set<std::pair<int, std::uint64_t>> appliedAtOwner, rolledBack;
+        for (const auto &e : r.history) {
+            if (e.kind == AuditEvent::Kind::Apply && e.node == 1 && e.time <= 1.03 + 0.1)
+                for (auto id : e.ids)
+                    appliedAtOwner.insert({e.shard, id});
+            if (e.kind == AuditEvent::Kind::Lost && e.reason == "merge_not_persisted") {
+                QCOMPARE(e.node, 1);
+                for (auto id : e.ids)
+                    rolledBack.insert({e.shard, id});
+            }
+        }
+        QCOMPARE(std::uint64_t(rolledBack.size()), r.result.contributionsRolledBack);
+        for (const auto &c : rolledBack)
+            QVERIFY2(appliedAtOwner.count(c), "a rolled-back contribution was never applied there");
+        QVERIFY(QFile::exists(dir.filePath("node-1/state.bin")));
+        QVERIFY(!QFile::exists(dir.filePath("node-1/state.bin.tmp")));
+        QVERIFY(!QFile::exists(dir.filePath("node-0/state.bin"))); // the center keeps no owner state
+    }
+
+    // Guard: a restarted owner resumes past every version its lost memory
+    // could have issued. Broken, its copy goes back and the checker says so.
+    void aRestartThatResumesAtTheWrittenVersionIsCaught() {
+        NodeContext::Faults broken;
+        broken.breakRestoreVersionJump = true;
+        const auto r = run("owner killed, no version jump",
+                           {killOrRevive(SimCommand::Kind::KillNode, 1.03, 0),
+                            killOrRevive(SimCommand::Kind::ReviveNode, 1.6, 0)},
+                           broken);
+        QVERIFY2(countOf(r.violations, "versions_monotonic") > 0, "a restarted owner's versions went back unnoticed");
+    }
+
+    // A restart from the state file before the newest (an old backup):
+    // versions still never go back, no version names two values.
+    void anOwnerRestartedFromAnOldStateFileKeepsEveryInvariant() {
+        const auto r = run("owner restarted from an old state file",
+                           {killOrRevive(SimCommand::Kind::KillNode, 1.03, 0),
+                            killOrRevive(SimCommand::Kind::ReviveNode, 1.6, 0, /*oldState=*/true)},
+                           {});
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        QVERIFY(r.result.mergesLostInCrash > 0);
+        // What the newest file held past the old one is reported lost too.
+        QVERIFY2(countOf(r.history, AuditEvent::Kind::Lost, "restored_old_state") > 0,
+                 "the work between the old and the newest state file vanished unreported");
+    }
+
+    // A torn or corrupted state file is refused whole, naming the file.
+    void aCorruptStateFileIsRefusedNamingIt() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("node-1/state.bin");
+        SimOptions o;
+        o.virtualSeconds = 2.0;
+        o.finalFullEvaluation = false;
+        o.stateDir = dir.path().toStdString();
+        o.commands = {killOrRevive(SimCommand::Kind::KillNode, 0.5, 0),
+                      killOrRevive(SimCommand::Kind::ReviveNode, 1.0, 0)};
+        o.observer = [&file](const SimEvent &e) {
+            const auto *lease = std::get_if<LeaseEvent>(&e);
+            if (!lease || lease->edge != 0 || lease->mode != "down")
+                return;
+            QFile f(file); // the disk flips a byte while the node is down
+            if (f.open(QIODevice::ReadWrite)) {
+                f.seek(40);
+                f.write("\xff\x00", 2);
+            }
+        };
+        Simulation sim(m_tiny, m_train, m_trainSet.labels, m_test, o);
+        try {
+            sim.run();
+            QFAIL("a corrupted state file was read");
+        } catch (const std::exception &e) {
+            const QString what = e.what();
+            QVERIFY2(what.contains(file) && what.contains("checksum mismatch") && what.contains("at byte "),
+                     qPrintable(what));
+        }
+    }
+
+    // Serving: an edge cut off from the center turns read-only and keeps
+    // answering every request; an edge that drops them when read-only
+    // (guard broken) is named by every_request_answered.
+    void aReadOnlyEdgeAnswersEveryRequestAndADroppingOneIsCaught() {
+        ClusterConfig serving = m_tiny;
+        serving.serving.requestRate = 20;
+        const auto kept = run("serving while cut off", edgeCutOff(), {}, {}, nullptr, &serving);
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        QVERIFY(countOf(kept.history, AuditEvent::Kind::Serve) > 0);
+        NodeContext::Faults broken;
+        broken.breakReadOnlyServing = true;
+        const auto r = run("serving while cut off, read-only drops", edgeCutOff(), broken, {}, nullptr, &serving);
+        QVERIFY2(countOf(r.violations, "every_request_answered") > 0, "dropped requests went unnoticed");
+        for (const auto &v : r.violations)
+            if (v.invariant == "every_request_answered")
+                QVERIFY2(v.node == 1 && v.detail.find("read-only") != std::string::npos, v.detail.c_str());
+    }
+
+    // `synaptic-node check FILE`: 0 when every invariant holds, 3 naming the
+    // invariant, shard, node and time when one does not, 1 when unreadable.
+    void checkCommandExitCodes() {
+        QTemporaryDir dir;
+        const QString good = dir.filePath("good.synrec");
+        const QString bad = dir.filePath("bad.synrec");
+        {
+            session::SessionRecorder recorder(good.toStdString(), "tst_invariants");
+            run("recorded, kept", duplicatingRegion(0.5, 0), {}, {}, &recorder);
+            recorder.close();
+        }
+        {
+            NodeContext::Faults broken;
+            broken.breakDuplicateGuard = true;
+            session::SessionRecorder recorder(bad.toStdString(), "tst_invariants");
+            run("recorded, broken", duplicatingRegion(0.5, 0), broken, {}, &recorder);
+            recorder.close();
+        }
+        const QString junk = dir.filePath("junk.synrec");
+        {
+            QFile f(junk);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("not a recording at all");
+        }
+        const QString node = qEnvironmentVariable("SYNAPTIC_NODE");
+        auto check = [&](const QString &file, QByteArray &out) {
+            QProcess p;
+            p.start(node, {"check", file});
+            p.waitForFinished(120000);
+            out = p.readAllStandardOutput() + p.readAllStandardError();
+            return p.exitCode();
+        };
+        QByteArray out;
+        QCOMPARE(check(good, out), 0);
+        QVERIFY2(out.contains("every invariant holds"), out.constData());
+        QCOMPARE(check(bad, out), 3);
+        QVERIFY2(out.contains("applied_exactly_once violated at") && out.contains("shard ") && out.contains("node "),
+                 out.constData());
+        QCOMPARE(check(junk, out), 1);
+        QVERIFY2(out.contains("junk.synrec"), out.constData());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInvariants)
+#include "tst_invariants.moc"
