@@ -4,6 +4,7 @@
 // (NodeContext::Faults), where the matching checker must name the break. The
 // checkers read only the recorded audit history, never the guards' verdicts.
 // Ends with `synaptic-node check` on recordings of both kinds.
+#include "tiny_cluster_data.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/audit/invariants.h"
 #include "core/engine/sim/cluster_config.h"
@@ -170,14 +171,7 @@ class TestInvariants : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        at::set_num_threads(2);
-        const std::string dir = data::resolveDataDir("");
-        m_trainSet = data::loadFashionMnist(dir, data::Split::Train);
-        m_train = toTensors(m_trainSet, "cpu");
-        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 500), "cpu");
-        m_tiny = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
-    }
+    void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny); }
 
     // A region partition, a kill and revive of an owner, a move: every
     // invariant holds, and the history holds every kind of record.

@@ -5,6 +5,7 @@
 // past its lease, fault-free, then with an edge lease clock that lags (the
 // edges keep writing; the owners' epoch gate must stop it), then with the
 // gate broken behind a test-only switch: the audit must catch each break.
+#include "tiny_cluster_data.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/audit/invariants.h"
 #include "core/engine/sim/cluster_config.h"
@@ -83,14 +84,7 @@ class TestLeaseAudit : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        at::set_num_threads(2);
-        const std::string dir = data::resolveDataDir("");
-        m_trainSet = data::loadFashionMnist(dir, data::Split::Train);
-        m_train = toTensors(m_trainSet, "cpu");
-        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 500), "cpu");
-        m_tiny = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
-    }
+    void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny); }
 
     // The checker itself on a hand-made history: a renewal extends a lease,
     // a newer epoch supersedes an older one, an epoch never granted is not a

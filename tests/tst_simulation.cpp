@@ -2,6 +2,7 @@
 // real training steps each. Determinism, versions, leases, live shard moves,
 // drift under non-IID data, baselines' byte accounting, faults, and the
 // bounded event hand-off to another thread.
+#include "tiny_cluster_data.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
@@ -76,14 +77,7 @@ class TestSimulation : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        at::set_num_threads(2);
-        const std::string dir = data::resolveDataDir("");
-        m_trainSet = data::loadFashionMnist(dir, data::Split::Train);
-        m_train = toTensors(m_trainSet, "cpu");
-        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 500), "cpu");
-        m_tiny = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
-    }
+    void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny); }
 
     void sameSeedSameEventStream_data() { strategyRows({"synaptic", "param_server", "allreduce", "diloco", "gossip"}); }
     void sameSeedSameEventStream() {

@@ -41,21 +41,26 @@ void killAndRevive(engine::Simulation &sim, int node, const FaultWindow &w, bool
     sim.submit(revive);
 }
 
+// The link between a and b (edge indices, kCenter) is `base` with `edit`
+// applied for the fault window, then `base` again.
+void editLinkDuringWindow(engine::Simulation &sim, const FaultWindow &w, int a, int b, const engine::LinkSpec &base,
+                          const std::function<void(engine::LinkSpec &)> &edit) {
+    auto set = at(K::SetLink, w.start, a, b);
+    set.link = base;
+    edit(set.link);
+    auto back = at(K::SetLink, w.end, a, b);
+    back.link = base;
+    sim.submit(set);
+    sim.submit(back);
+}
+
 // Region 0's links among its own edges, with `edit` applied, then back.
 void degradeRegionLinks(engine::Simulation &sim, const FaultWindow &w,
                         const std::function<void(engine::LinkSpec &)> &edit) {
     const auto &edges = sim.world().shape->edgesOfRegion.at(0);
-    const auto &cfg = sim.world().config;
     for (std::size_t i = 0; i < edges.size(); ++i)
-        for (std::size_t j = i + 1; j < edges.size(); ++j) {
-            auto set = at(K::SetLink, w.start, edges[i], edges[j]);
-            set.link = cfg.intraRegion;
-            edit(set.link);
-            auto back = at(K::SetLink, w.end, edges[i], edges[j]);
-            back.link = cfg.intraRegion;
-            sim.submit(set);
-            sim.submit(back);
-        }
+        for (std::size_t j = i + 1; j < edges.size(); ++j)
+            editLinkDuringWindow(sim, w, edges[i], edges[j], sim.world().config.intraRegion, edit);
 }
 
 const std::vector<std::string> kAll{"synaptic", "param_server", "hier_diloco"};
@@ -68,14 +73,8 @@ std::vector<FaultScenario> build() {
     // short run's final accuracy moves by that alone.
     out.push_back({"control", "no fault: one edge's center link 1 ms slower (the comparison's noise floor)", kAll,
                    true, [](engine::Simulation &sim, const FaultWindow &w) {
-                       const int e = edgeOfRegion0(sim);
-                       auto slower = at(K::SetLink, w.start, e, kCenter);
-                       slower.link = sim.world().config.edgeCenter;
-                       slower.link.latencySeconds += 0.001;
-                       auto back = at(K::SetLink, w.end, e, kCenter);
-                       back.link = sim.world().config.edgeCenter;
-                       sim.submit(slower);
-                       sim.submit(back);
+                       editLinkDuringWindow(sim, w, edgeOfRegion0(sim), kCenter, sim.world().config.edgeCenter,
+                                            [](engine::LinkSpec &l) { l.latencySeconds += 0.001; });
                    }});
     out.push_back({"kill_edge", "a cache edge (owns no probed shard) dies and comes back", kAll, true,
                    [](engine::Simulation &sim, const FaultWindow &w) { killAndRevive(sim, edgeOfRegion0(sim), w); }});
@@ -100,15 +99,9 @@ std::vector<FaultScenario> build() {
                    }});
     out.push_back({"latency_spike", "region 0's links to the center go to 400 ms", kAll, true,
                    [](engine::Simulation &sim, const FaultWindow &w) {
-                       for (int e : sim.world().shape->edgesOfRegion.at(0)) {
-                           auto spike = at(K::SetLink, w.start, e, kCenter);
-                           spike.link = sim.world().config.edgeCenter;
-                           spike.link.latencySeconds = 0.4;
-                           auto back = at(K::SetLink, w.end, e, kCenter);
-                           back.link = sim.world().config.edgeCenter;
-                           sim.submit(spike);
-                           sim.submit(back);
-                       }
+                       for (int e : sim.world().shape->edgesOfRegion.at(0))
+                           editLinkDuringWindow(sim, w, e, kCenter, sim.world().config.edgeCenter,
+                                                [](engine::LinkSpec &l) { l.latencySeconds = 0.4; });
                    }});
     out.push_back({"loss_50", "region 0's links lose half their messages", kAll, true,
                    [](engine::Simulation &sim, const FaultWindow &w) {

@@ -1,0 +1,24 @@
+#pragma once
+
+// What the simulator tests share: Fashion-MNIST (the whole training set,
+// the first 500 test images) as tensors on the CPU, and the 2 × 3 tiny
+// cluster config from tests/data, with LibTorch on two threads.
+#include "core/data/fashion_mnist.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/tensor_data.h"
+
+#include <ATen/Parallel.h>
+
+#include <QString>
+
+inline void loadTinyClusterData(synaptic::data::ImageSet &trainSet, synaptic::engine::TensorSet &train,
+                                synaptic::engine::TensorSet &test, synaptic::engine::ClusterConfig &tiny) {
+    namespace data = synaptic::data;
+    at::set_num_threads(2);
+    const std::string dir = data::resolveDataDir("");
+    trainSet = data::loadFashionMnist(dir, data::Split::Train);
+    train = synaptic::engine::toTensors(trainSet, "cpu");
+    test = synaptic::engine::toTensors(data::loadFashionMnist(dir, data::Split::Test, 500), "cpu");
+    tiny = synaptic::engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                               "/tiny_cluster.json");
+}
