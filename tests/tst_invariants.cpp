@@ -76,10 +76,10 @@ class TestInvariants : public QObject {
     // `prepare` may submit commands once the plan is known.
     Run run(const char *label, std::vector<SimCommand> commands, NodeContext::Faults faults,
             const std::function<void(Simulation &)> &prepare = {}, session::SessionRecorder *recorder = nullptr,
-            const ClusterConfig *config = nullptr, const std::string &stateDir = {}) {
+            const ClusterConfig *config = nullptr, const std::string &stateDir = {}, double seconds = 4.0) {
         Run r;
         SimOptions o;
-        o.virtualSeconds = 4.0;
+        o.virtualSeconds = seconds;
         o.stateDir = stateDir;
         o.finalFullEvaluation = false;
         o.commands = std::move(commands);
@@ -324,33 +324,69 @@ private Q_SLOTS:
             QVERIFY2(appliedAtOwner.count(c), "a rolled-back contribution was never applied there");
         QVERIFY(QFile::exists(dir.filePath("node-1/state.bin")));
         QVERIFY(!QFile::exists(dir.filePath("node-1/state.bin.tmp")));
-        QVERIFY(!QFile::exists(dir.filePath("node-0/state.bin"))); // the center keeps no owner state
+        QVERIFY(QFile::exists(dir.filePath("node-0/state.bin"))); // the center's own state
     }
 
-    // Guard: a restarted owner resumes past every version its lost memory
-    // could have issued. Broken, its copy goes back and the checker says so.
-    void aRestartThatResumesAtTheWrittenVersionIsCaught() {
-        NodeContext::Faults broken;
-        broken.breakRestoreVersionJump = true;
-        const auto r = run("owner killed, no version jump",
-                           {killOrRevive(SimCommand::Kind::KillNode, 1.03, 0),
-                            killOrRevive(SimCommand::Kind::ReviveNode, 1.6, 0)},
-                           broken);
-        QVERIFY2(countOf(r.violations, "versions_monotonic") > 0, "a restarted owner's versions went back unnoticed");
-    }
-
-    // A restart from the state file before the newest (an old backup):
-    // versions still never go back, no version names two values.
-    void anOwnerRestartedFromAnOldStateFileKeepsEveryInvariant() {
-        const auto r = run("owner restarted from an old state file",
-                           {killOrRevive(SimCommand::Kind::KillNode, 1.03, 0),
-                            killOrRevive(SimCommand::Kind::ReviveNode, 1.6, 0, /*oldState=*/true)},
-                           {});
+    // The center is killed mid-run and restarts from its state file: its
+    // memory (reports waiting for a merge) is gone, its versions never go
+    // back, it grants no epoch twice, and training goes on.
+    void aKilledCenterRestartsFromItsStateFile() {
+        QTemporaryDir dir;
+        const auto r = run("center killed, file store", {killOrRevive(SimCommand::Kind::KillNode, 0.8, -1),
+                                                         killOrRevive(SimCommand::Kind::ReviveNode, 1.4, -1)},
+                           {}, {}, nullptr, nullptr, dir.path().toStdString(), 5.0);
         QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
-        QVERIFY(r.result.mergesLostInCrash > 0);
-        // What the newest file held past the old one is reported lost too.
-        QVERIFY2(countOf(r.history, AuditEvent::Kind::Lost, "restored_old_state") > 0,
-                 "the work between the old and the newest state file vanished unreported");
+        QVERIFY(QFile::exists(dir.filePath("node-0/state.bin")));
+        QVERIFY(!QFile::exists(dir.filePath("node-0/state.bin.tmp")));
+        // The center named versions after its restart, past those before it.
+        std::uint64_t before = 0, after = 0;
+        for (const auto &e : r.history)
+            if (e.kind == AuditEvent::Kind::Version && e.node == 0)
+                (e.time < 0.8 ? before : after) = std::max(e.time < 0.8 ? before : after, e.version);
+        QVERIFY2(before > 0 && after > before, qPrintable(QString("center versions %1 then %2").arg(before).arg(after)));
+        // Edges train again: leases were granted after the restart.
+        QVERIFY(std::any_of(r.history.begin(), r.history.end(), [](const AuditEvent &e) {
+            return e.kind == AuditEvent::Kind::Grant && e.time > 1.4;
+        }));
+    }
+
+    // An owner killed while its delta waits in its transport for a dead
+    // center loses that send with its memory. Restored, it sends the delta
+    // in flight again: the shard's syncs go on and the run finishes.
+    void anOwnerKilledWithItsDeltaUnsentResendsIt() {
+        const auto r = run("owner killed while the center is down",
+                           {killOrRevive(SimCommand::Kind::KillNode, 0.5, -1),
+                            killOrRevive(SimCommand::Kind::KillNode, 1.2, 0),
+                            killOrRevive(SimCommand::Kind::ReviveNode, 1.5, 0),
+                            killOrRevive(SimCommand::Kind::ReviveNode, 1.8, -1)},
+                           {}, {}, nullptr, nullptr, {}, 6.0);
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        qInfo("center deltas resent %llu (already merged %llu)", (unsigned long long)r.result.centerDeltasResent,
+              (unsigned long long)r.result.centerResentAlreadyMerged);
+        QVERIFY2(r.result.centerDeltasResent > 0, "the restarted owner did not send its unanswered delta again");
+    }
+
+    // Every delta eu's owners send the center arrives twice: the center
+    // merges the first copy and answers a copy of a delta it merged again
+    // without merging it twice; every invariant holds.
+    void aDeltaArrivingAfterItsMergeIsAnsweredNotMergedAgain() {
+        std::vector<SimCommand> twice;
+        for (int e : {0, 1, 2})
+            twice.push_back(faultyLink(e, -1, 1.0, 30));
+        const auto r = run("center links duplicate", twice, {}, {}, nullptr, nullptr, {}, 4.0);
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        qInfo("copies of merged deltas answered again: %llu", (unsigned long long)r.result.centerResentAlreadyMerged);
+        QVERIFY2(r.result.centerResentAlreadyMerged > 0, "no copy of a merged delta reached the center");
+    }
+
+    // Restarted from the state file before its newest, the center skips
+    // past every epoch and version the newer file could have named.
+    void aCenterRestartedFromAnOldStateFileKeepsEveryInvariant() {
+        const auto r = run("center restarted from an old state file",
+                           {killOrRevive(SimCommand::Kind::KillNode, 0.8, -1),
+                            killOrRevive(SimCommand::Kind::ReviveNode, 1.4, -1, /*oldState=*/true)},
+                           {}, {}, nullptr, nullptr, {}, 5.0);
+        QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
     }
 
     // A torn or corrupted state file is refused whole, naming the file.

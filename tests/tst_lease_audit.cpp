@@ -2,9 +2,10 @@
 // center's grants, each gradient as its edge sent it, each contribution as
 // an owner applied it), never over the verdicts of the guards it watches.
 // Real simulated runs on Fashion-MNIST: a region cut off from the center
-// past its lease, fault-free, then with an edge lease clock that lags (the
-// edges keep writing; the owners' epoch gate must stop it), then with the
-// gate broken behind a test-only switch: the audit must catch each break.
+// past its lease, fault-free, then with edge clocks that lag (harmless: an
+// edge measures its lease on its own clock), then with that guard broken
+// (the edges keep writing; the owners' epoch gate must stop it), then with
+// the gate broken too: the audit must catch each break.
 #include "tiny_cluster_data.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/audit/invariants.h"
@@ -53,7 +54,7 @@ class TestLeaseAudit : public QObject {
 
     // eu (edges 0-2) cut off from the center at 0.5 s, healed at 2.5 s
     // (leases last 1 s past the last heartbeat through).
-    Run partitionedRun(double euLeaseClockLag, bool breakGate) {
+    Run partitionedRun(double euLeaseClockLag, bool breakGate, bool breakLeaseClock = false) {
         Run r;
         SimOptions o;
         o.virtualSeconds = 4.0;
@@ -68,6 +69,7 @@ class TestLeaseAudit : public QObject {
         for (int node = 1; node <= 6; ++node) {
             NodeContext::Faults f;
             f.leaseClockLagSeconds = node <= 3 ? euLeaseClockLag : 0;
+            f.breakLeaseClock = breakLeaseClock;
             f.breakEpochGate = breakGate;
             o.faults[node] = f;
         }
@@ -75,9 +77,10 @@ class TestLeaseAudit : public QObject {
         r.result = sim.run();
         r.history = leaseHistoryOf(audit);
         r.violations = checkLeaseInvariants(r.history);
-        qInfo("lag %g s, gate %s: %zu grants, %zu sends, %zu applies; %zu sent and %zu applied under a lapsed lease; "
-              "%llu rejected",
-              euLeaseClockLag, breakGate ? "broken" : "kept", r.history.grants.size(), r.history.sends.size(),
+        qInfo("lag %g s, lease clock %s, gate %s: %zu grants, %zu sends, %zu applies; %zu sent and %zu applied under a "
+              "lapsed lease; %llu rejected",
+              euLeaseClockLag, breakLeaseClock ? "broken" : "kept", breakGate ? "broken" : "kept",
+              r.history.grants.size(), r.history.sends.size(),
               r.history.applies.size(), countOf(r.violations, "sent_under_live_lease"),
               countOf(r.violations, "applied_under_live_lease"), (unsigned long long)r.result.contributionsRejected);
         return r;
@@ -123,11 +126,22 @@ private Q_SLOTS:
         QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
     }
 
-    // Guard one: an edge whose lease lapsed stops writing. Its lease clock
-    // lags, so it writes on through the partition: the audit sees the
-    // sends; the owners' gate (guard two) still rejects every one of them.
+    // Guard one: an edge measures its lease on its own clock from its
+    // heartbeat's send time, so a clock that runs behind (here by 1000 s,
+    // and by 0.5 s) does not stretch it: nothing is sent under a lapsed lease.
+    void aLaggingClockDoesNotStretchTheLease() {
+        for (double lag : {1000.0, 0.5}) {
+            const auto r = partitionedRun(lag, false);
+            QVERIFY(r.history.sends.size() > 20);
+            QVERIFY2(r.violations.empty(), qPrintable(listed(r.violations)));
+        }
+    }
+
+    // Guard one broken: the edge reads the center's expiry on its lagging
+    // clock and writes on through the partition: the audit sees the sends;
+    // the owners' gate (guard two) still rejects every one of them.
     void aLaggingLeaseClockIsCaughtAtTheSendAndStoppedByTheGate() {
-        const auto r = partitionedRun(1000, false);
+        const auto r = partitionedRun(1000, false, true);
         QVERIFY2(countOf(r.violations, "sent_under_live_lease") > 0, "the lagging edges never wrote under a lapsed lease");
         QVERIFY2(countOf(r.violations, "applied_under_live_lease") == 0, qPrintable(listed(r.violations)));
         for (const auto &v : r.violations)
@@ -139,7 +153,7 @@ private Q_SLOTS:
     // wrote, and the audit, reading the sends' own stamps against the
     // center's grants, names each applied contribution.
     void aBrokenEpochGateIsCaughtWhereTheUpdateIsApplied() {
-        const auto r = partitionedRun(1000, true);
+        const auto r = partitionedRun(1000, true, true);
         QVERIFY2(countOf(r.violations, "applied_under_live_lease") > 0, "the broken gate went unnoticed");
         for (const auto &v : r.violations)
             if (v.invariant == "applied_under_live_lease") {

@@ -141,7 +141,7 @@ std::vector<Message> everyKind() {
 
 // Messages with coded tensors (issue 14), one per codec and field kind:
 // gradients as int8 and top-k, a value delta as fp16, a handoff with its
-// residual and published copy, a full-model delta with its copy version.
+// residual, published copy and delta in flight, a full-model delta with its copy version.
 std::vector<Message> codedKinds() {
     std::vector<Message> out;
     Message g;
@@ -170,6 +170,7 @@ std::vector<Message> codedKinds() {
     auto hi = item(9, 128);
     hi.residual = floats(128, -7);
     hi.published = floats(128, 9);
+    hi.sentDelta = floats(128, 11);
     hi.deltaFrom = 4;
     h.shards.push_back(hi);
     out.push_back(h);
@@ -289,6 +290,7 @@ private Q_SLOTS:
                 QCOMPARE(a.deltaFrom, b.deltaFrom);
                 QVERIFY(sameTensor(a.residual, b.residual));
                 QVERIFY(sameTensor(a.published, b.published));
+                QVERIFY(sameTensor(a.sentDelta, b.sentDelta));
             }
             // The simulator's receiving side decodes the same way.
             Message local = m;

@@ -10,7 +10,7 @@ namespace synaptic::engine {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'Y', 'N', 'S', 'T', 'A', 'T', 'E'};
-constexpr std::uint64_t kFormatVersion = 1;
+constexpr std::uint64_t kFormatVersion = 2; // 2: owners keep the delta in flight, the center writes state
 
 std::uint32_t crcOf(const char *data, std::size_t size) {
     uLong crc = crc32(0L, Z_NULL, 0);

@@ -77,6 +77,7 @@ struct ShardItem {
     int mergesSinceSync = 0;
     bool syncInFlight = false;
     std::uint64_t syncSequence = 0;
+    at::Tensor sentDelta;        // the delta in flight as the center decodes it (a resend carries it)
     bool finishing = false;      // the old owner's region had finished training
     at::Tensor residual;         // error feedback the shard's center deltas still owe (issue 14)
     at::Tensor published;        // the copy the region's edges hold (value deltas)

@@ -88,8 +88,9 @@ struct NodeContext {
     // Faults and guard breaks that tests and the fault matrix set (issue
     // 15); never read from a config file.
     struct Faults {
-        // Edges: the lease timers run this far behind the cluster's clock
-        // (clock skew): the edge thinks its lease live after it expired.
+        // Edges: the edge's clock runs this far behind the cluster's (clock
+        // skew). Harmless while the edge measures its lease on its own clock
+        // from its heartbeat's send time (see breakLeaseClock).
         double leaseClockLagSeconds = 0;
         // A straggler: every stretch of compute takes 1 / this longer.
         double computeSpeed = 1;
@@ -112,10 +113,14 @@ struct NodeContext {
         // written versions: no jump past what the lost memory issued, no
         // recovery until the region's gradients say how far it got.
         bool breakRestoreVersionJump = false;
+        // Edges: the lease is read as the center's expiry time on the edge's
+        // own (skewed) clock, not measured from the heartbeat's send time:
+        // a lagging edge trusts a lapsed lease.
+        bool breakLeaseClock = false;
 
         bool breaksAGuard() const {
             return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
-                   breakReadOnlyServing || breakRestoreVersionJump;
+                   breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock;
         }
     } faults;
 

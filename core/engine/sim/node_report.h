@@ -36,6 +36,8 @@ struct LedgerReport {
         RolledBack,               // shard, ids: merged, but the merge died with a crashed owner's memory
         MergesLost,               // count: merges a crash undid (at most durable_every_merges per shard)
         StateWritten,             // count: durable state writes
+        CenterResent,             // count: center deltas an owner sent again (unanswered past the timeout)
+        CenterResentMerged,       // count: a copy (resent or duplicated) of a delta the center had merged: answered again only
     };
     Kind kind = Kind::Sent;
     int shard = -1;

@@ -63,6 +63,12 @@ struct StrategyResult {
     std::uint64_t contributionsRolledBack = 0;
     std::uint64_t mergesLostInCrash = 0;
     std::uint64_t durableStateWrites = 0;
+    // The owners' link to the center is made reliable by resending (issue
+    // 15): deltas sent again after no answer, and copies (resent or
+    // duplicated on the way) of deltas the center had merged already
+    // (answered again, never merged twice).
+    std::uint64_t centerDeltasResent = 0;
+    std::uint64_t centerResentAlreadyMerged = 0;
     double maxRegionDrift = 0;          // worst parameter drift (shard, region) the center measured
     double meanRegionDrift = 0;         // mean over every (shard, region) drift measurement
     std::vector<CurvePoint> curve;

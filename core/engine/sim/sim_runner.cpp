@@ -141,6 +141,7 @@ json strategyEntry(const StrategyResult &r) {
                                {"rolled_back", r.contributionsRolledBack}}},
             {"merges_lost_in_crash", r.mergesLostInCrash},
             {"durable_state_writes", r.durableStateWrites},
+            {"center_deltas_resent", {{"count", r.centerDeltasResent}, {"already_merged", r.centerResentAlreadyMerged}}},
             {"gradients_sent_while_read_only", r.gradientsSentWhileReadOnly},
             {"max_region_drift", r.maxRegionDrift},
             {"mean_region_drift", r.meanRegionDrift},

@@ -40,6 +40,8 @@ void ContributionLedger::fold(const LedgerReport &r) {
         break;
     case K::MergesLost: mergesLost += r.count; break;
     case K::StateWritten: stateWrites += r.count; break;
+    case K::CenterResent: centerResent += r.count; break;
+    case K::CenterResentMerged: centerResentMerged += r.count; break;
     }
 }
 

@@ -34,7 +34,9 @@ struct ContributionLedger {
     std::uint64_t lostInCrash = 0;              // buffered at an owner that was killed
     std::uint64_t rolledBack = 0;   // applied in merges a crash undid (not yet durable): lost
     std::uint64_t mergesLost = 0;   // those merges
-    std::uint64_t stateWrites = 0;  // owners' durable state writes
+    std::uint64_t stateWrites = 0;  // owners' and the center's durable state writes
+    std::uint64_t centerResent = 0;       // center deltas sent again after no answer
+    std::uint64_t centerResentMerged = 0; // copies of merged deltas (answered again only)
     std::vector<std::set<std::uint64_t>> appliedIds; // per shard
 
     void recordApplied(int shard, std::uint64_t id);

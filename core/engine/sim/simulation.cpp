@@ -298,6 +298,8 @@ struct Simulation::Impl {
         r.contributionsRolledBack = l.rolledBack;
         r.mergesLostInCrash = l.mergesLost;
         r.durableStateWrites = l.stateWrites;
+        r.centerDeltasResent = l.centerResent;
+        r.centerResentAlreadyMerged = l.centerResentMerged;
         r.meanRegionDrift = driftCount ? driftSum / driftCount : 0;
         r.events = hash.count();
         r.eventHash = hash.value();

@@ -84,7 +84,8 @@ std::uint64_t shardItemSize(const ShardItem &s) {
          int32Field(s.mergesSinceSync) + boolField(s.syncInFlight) + uint64Field(s.syncSequence) +
          boolField(s.finishing) + boolField(s.delta) + (s.deltaFrom == 0 ? 0 : 2 + varint(s.deltaFrom)) +
          (s.residual.defined() ? 1 + tensorField(s.residual) : 0) +
-         (s.published.defined() ? 1 + tensorField(s.published) : 0) + // fields 17, 18: two-byte tags
+         (s.published.defined() ? 1 + tensorField(s.published) : 0) + // fields 17, 18, 20: two-byte tags
+         (s.sentDelta.defined() ? 1 + tensorField(s.sentDelta) : 0) +
          (s.windows > 1 ? 2 + varint(s.windows) : 0);                  // field 19, sent only above 1
     return n;
 }

@@ -49,6 +49,17 @@ const Lease &LeaseRegistry::lease(int edge) const {
     return m_leases[std::size_t(edge)];
 }
 
+void LeaseRegistry::restore(std::vector<Lease> leases, std::uint64_t nextEpoch, std::uint64_t skipEpochs, double now) {
+    if (leases.size() != m_leases.size())
+        throw std::invalid_argument("lease: restored state has " + std::to_string(leases.size()) +
+                                    " edges, the cluster has " + std::to_string(m_leases.size()));
+    for (auto &l : leases)
+        if (l.epoch > 0)
+            l.expiresAt = std::max(l.expiresAt, now + m_seconds);
+    m_leases = std::move(leases);
+    m_nextEpoch = std::max(m_nextEpoch, nextEpoch + skipEpochs);
+}
+
 void LeaseRegistry::setLeaseSeconds(double seconds) {
     checkSeconds(seconds);
     m_seconds = seconds;

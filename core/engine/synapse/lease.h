@@ -30,6 +30,16 @@ public:
     void setLeaseSeconds(double seconds); // live knob; applies from the next renewal
     double leaseSeconds() const { return m_seconds; }
 
+    // Durable state (issue 15 §1): what a restarted center must not forget.
+    const std::vector<Lease> &leases() const { return m_leases; }
+    std::uint64_t nextEpoch() const { return m_nextEpoch; }
+    // A restarted center takes back the leases and next epoch it wrote.
+    // Renewals since that write may have promised an edge more time, so a
+    // known lease runs on at least a full duration from `now` (no new
+    // epoch for that edge before its old one surely ended); epochs resume
+    // `skipEpochs` past the written one, so none is ever issued twice.
+    void restore(std::vector<Lease> leases, std::uint64_t nextEpoch, std::uint64_t skipEpochs, double now);
+
 private:
     std::vector<Lease> m_leases;
     double m_seconds;

@@ -46,6 +46,8 @@ v1::ShardItem toProto(const e::ShardItem &s) {
         encodeTensor(s.residual, out.mutable_residual());
     if (s.published.defined())
         encodeTensor(s.published, out.mutable_published());
+    if (s.sentDelta.defined())
+        encodeTensor(s.sentDelta, out.mutable_sent_delta());
     return out;
 }
 
@@ -83,6 +85,8 @@ e::ShardItem fromProto(const v1::ShardItem &s, const std::string &where) {
         out.residual = decodeTensor(s.residual(), where + ".residual");
     if (s.has_published())
         out.published = decodeTensor(s.published(), where + ".published");
+    if (s.has_sent_delta())
+        out.sentDelta = decodeTensor(s.sent_delta(), where + ".sent_delta");
     return out;
 }
 

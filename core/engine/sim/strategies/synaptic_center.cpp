@@ -1,5 +1,7 @@
 #include "synaptic_center.h"
 
+#include "core/engine/durable/state_codec.h"
+#include "core/engine/durable/state_store.h"
 #include "core/engine/synapse/flat_model.h"
 
 #include <ATen/ATen.h>
@@ -12,6 +14,9 @@ namespace synaptic::engine {
 
 namespace {
 constexpr std::size_t kChecksumHistory = 16;
+// Merged deltas remembered per region and shard (a resend that overtook a
+// later delta is still recognised).
+constexpr std::size_t kMergedHistory = 8;
 // A region that has not reported this long after the first one is merged
 // without: a partitioned region must not stop the others.
 constexpr double kMergeDeadlineSeconds = 2.0;
@@ -19,6 +24,10 @@ constexpr double kMergeDeadlineSeconds = 2.0;
 // its batch-norm statistics (those of a region that finished long ago no
 // longer match the weights the others keep moving).
 constexpr double kActiveRegionSeconds = 3 * kMergeDeadlineSeconds;
+// How far two nodes' clocks may disagree in rate: an edge measures its
+// lease on its own clock, shortened by this share so a clock that runs
+// slow still ends the lease before the center does.
+constexpr double kLeaseClockRateBound = 0.01;
 } // namespace
 
 SynapticCenter::SynapticCenter(const NodeContext &ctx)
@@ -37,11 +46,38 @@ SynapticCenter::SynapticCenter(const NodeContext &ctx)
 }
 
 void SynapticCenter::start(double now, Outbox &out) {
-    // First start, or a restart: reports received before a crash are kept
-    // (on disk), their deadlines are not (timers die with the process).
+    // A first start writes the state a crash before the first merge returns
+    // to. Without a store a kill keeps memory: reports received before it
+    // are kept, their deadlines are not (timers die with the process).
+    if (m_ctx.stateStore && !m_written)
+        persist(out);
     for (std::size_t i = 0; i < m_shards.size(); ++i)
         if (!m_shards[i].reports.empty())
             armDeadline(now, int(i), out);
+}
+
+void SynapticCenter::revive(double now, bool fromOldState, Outbox &out) {
+    if (m_crashed) {
+        m_crashed = false;
+        const std::string where = m_ctx.stateStore->describe(m_ctx.node);
+        const auto newest = m_ctx.stateStore->read(m_ctx.node);
+        if (!newest)
+            throw StateFileError(where + ": no durable state to restart from");
+        const auto older = fromOldState ? m_ctx.stateStore->readPrevious(m_ctx.node) : std::nullopt;
+        decodeState(older ? *older : *newest, older ? where + ".prev" : where);
+        m_leases.restore(m_leases.leases(), m_leases.nextEpoch(), std::uint64_t(m_ctx.shape->edgeCount()), now);
+        if (older) {
+            // The newer file may have named one more version: skip past it
+            // (the values are unchanged, so regions based on either match).
+            for (auto &s : m_shards) {
+                ++s.version;
+                s.checksums.emplace_front(s.version, s.checksums.front().second);
+            }
+        }
+        m_lastSeen = now;
+        persist(out); // the skipped epochs (and versions) are durable before any is issued
+    }
+    start(now, out);
 }
 
 void SynapticCenter::armDeadline(double now, int shard, Outbox &out) {
@@ -54,6 +90,7 @@ void SynapticCenter::armDeadline(double now, int shard, Outbox &out) {
 void SynapticCenter::onKilled(double, Outbox &) {
     for (auto &s : m_shards)
         s.deadlineArmed = false;
+    m_crashed = m_ctx.stateStore != nullptr; // revive() reads the state back
 }
 
 void SynapticCenter::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
@@ -136,7 +173,15 @@ void SynapticCenter::onHeartbeat(double now, const Message &m, Outbox &out) {
     Message grant;
     grant.kind = MessageKind::LeaseGrant;
     grant.to = m.from;
+    const auto epochsBefore = m_leases.nextEpoch();
     grant.lease = m_leases.heartbeat(edge, m.lease.epoch, now);
+    if (m_leases.nextEpoch() != epochsBefore)
+        persist(out); // a restart must never grant this epoch again
+    // The expiry on the edge's own clock: its heartbeat's send time by that
+    // clock plus what is left of the lease now. The heartbeat left before
+    // this grant, so whatever the clocks' offset, the edge's lease ends
+    // before the center's (DESIGN.md §1: a lapsed edge never writes).
+    grant.writtenAt = m.writtenAt + (grant.lease.expiresAt - now) * (1 - kLeaseClockRateBound);
     if (m.join) // a (re)started edge learns its region's owners as they are now
         grant.owners = m_owners[std::size_t(m_ctx.shape->regionOfEdge[std::size_t(edge)])];
     out.send(grant);
@@ -156,6 +201,7 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         for (const auto &item : m.shards)
             if (item.shard >= 0 && std::size_t(item.shard) < owners.size())
                 owners[std::size_t(item.shard)] = ClusterShape::edgeOfNode(m.from);
+        persist(out); // joining edges are told these owners, after a restart too
         return;
     }
     if (m.kind != MessageKind::CenterDelta)
@@ -164,10 +210,13 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         m_buffers[m.from] = m.buffers;
     m_lastDeltaAt[region] = now;
     std::vector<int> ready;
+    Message again;
     for (auto &item : m.shards) {
         if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size())
             continue;
         auto &s = m_shards[std::size_t(item.shard)];
+        if (answerResent(region, s, item, again))
+            continue;
         // One report per region per merge: a newer one replaces an older.
         std::erase_if(s.reports, [&](const Report &r) { return r.region == region; });
         s.reports.push_back({region, m.from, std::move(item)});
@@ -178,8 +227,35 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
             armDeadline(now, shard, out);
         }
     }
+    if (!again.shards.empty()) {
+        out.ledger(LedgerReport::Kind::CenterResentMerged, again.shards.size());
+        again.kind = MessageKind::CenterValues;
+        again.to = m.from;
+        again.round = m_round;
+        out.send(std::move(again));
+    }
     if (!ready.empty())
         mergeShards(now, ready, out);
+}
+
+bool SynapticCenter::answerResent(int region, Shard &s, const ShardItem &item, Message &reply) {
+    const auto r = std::size_t(region);
+    const MergedDelta seen{item.sequence, item.version, item.checksum};
+    if (r >= s.merged.size() || std::find(s.merged[r].begin(), s.merged[r].end(), seen) == s.merged[r].end())
+        return false;
+    ShardItem answer;
+    answer.shard = item.shard;
+    answer.version = s.version;
+    answer.sequence = item.sequence;
+    answer.checksum = s.checksums.front().second;
+    answer.data = s.global.clone();
+    if (r < s.regionCopy.size() && m_ctx.config->codecs.center.codec != Codec::Fp32) {
+        // The region resyncs from this whole copy: later deltas start from it.
+        s.regionCopy[r].reset(s.global, s.version);
+        s.regionChecksum[r] = answer.checksum;
+    }
+    reply.shards.push_back(std::move(answer));
+    return true;
 }
 
 void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Outbox &out) {
@@ -211,6 +287,12 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
                 continue;
             }
             valid.push_back(&r);
+            if (s.merged.size() < std::size_t(m_ctx.shape->regionCount()))
+                s.merged.resize(std::size_t(m_ctx.shape->regionCount()));
+            auto &seen = s.merged[region];
+            seen.push_front({r.item.sequence, r.item.version, r.item.checksum});
+            if (seen.size() > kMergedHistory)
+                seen.pop_back();
         }
         double worst = 0;
         if (!valid.empty()) {
@@ -258,6 +340,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
         s.deadlineArmed = false;
         ++s.deadlineGeneration; // a timer armed for these reports must not fire on the next ones
     }
+    persist(out); // before any answer names the new versions
     for (auto &[node, reply] : replies)
         out.send(std::move(reply));
     out.report(check);
@@ -297,6 +380,170 @@ ShardItem SynapticCenter::answerItem(int id, Shard &s, const Report &r) {
         s.regionChecksum[region] = item.checksum;
     }
     return item;
+}
+
+void SynapticCenter::persist(Outbox &out) {
+    if (!m_ctx.stateStore)
+        return;
+    m_ctx.stateStore->write(m_ctx.node, encodeState());
+    m_written = true;
+    out.ledger(LedgerReport::Kind::StateWritten, 1);
+}
+
+namespace {
+constexpr std::int64_t kCenterMark = -1; // an owner's state starts with its edge id (>= 0)
+} // namespace
+
+std::string SynapticCenter::encodeState() const {
+    StateWriter w;
+    w.i64(kCenterMark);
+    w.u64(m_round);
+    w.u64(m_mismatches);
+    w.f64(m_leases.leaseSeconds());
+    w.u64(m_leases.nextEpoch());
+    w.u64(m_leases.leases().size());
+    for (const auto &l : m_leases.leases()) {
+        w.u64(l.epoch);
+        w.f64(l.expiresAt);
+    }
+    w.u64(m_owners.size());
+    for (const auto &region : m_owners) {
+        std::vector<std::uint64_t> owners;
+        for (int e : region)
+            owners.push_back(std::uint64_t(std::int64_t(e)));
+        w.ids(owners);
+    }
+    w.u64(m_buffers.size());
+    for (const auto &[node, buffers] : m_buffers) {
+        w.i64(node);
+        w.tensor(buffers);
+    }
+    w.u64(m_lastDeltaAt.size());
+    for (const auto &[region, at] : m_lastDeltaAt) {
+        w.i64(region);
+        w.f64(at);
+    }
+    w.u64(m_shards.size());
+    for (const auto &s : m_shards) {
+        w.tensor(s.global);
+        w.tensor(s.momentum);
+        w.u64(s.version);
+        w.u64(s.checksums.size());
+        for (const auto &[version, checksum] : s.checksums) {
+            w.u64(version);
+            w.u64(checksum);
+        }
+        w.u64(s.regionCopy.size());
+        for (std::size_t r = 0; r < s.regionCopy.size(); ++r) {
+            w.tensor(s.regionCopy[r].published());
+            w.u64(s.regionCopy[r].version());
+            w.u64(r < s.regionChecksum.size() ? s.regionChecksum[r] : 0);
+        }
+        w.u64(s.merged.size());
+        for (const auto &seen : s.merged) {
+            w.u64(seen.size());
+            for (const auto &d : seen) {
+                w.u64(d.sequence);
+                w.u64(d.baseVersion);
+                w.u64(d.baseChecksum);
+            }
+        }
+    }
+    return w.finish();
+}
+
+void SynapticCenter::decodeState(const std::string &bytes, const std::string &source) {
+    StateReader r(bytes, source);
+    if (r.i64() != kCenterMark)
+        throw StateFileError(source + ": not a center's state (an owner's?)");
+    const std::string &device = m_ctx.model->device;
+    auto count = [&](std::uint64_t most, const char *what) {
+        const auto n = r.u64();
+        if (n > most)
+            throw StateFileError(source + ": " + std::to_string(n) + " " + what + ", at most " +
+                                 std::to_string(most) + " fit this cluster");
+        return n;
+    };
+    const auto edges = std::uint64_t(m_ctx.shape->edgeCount());
+    const auto regions = std::uint64_t(m_ctx.shape->regionCount());
+    const auto round = r.u64();
+    const auto mismatches = r.u64();
+    const double seconds = r.f64();
+    const auto nextEpoch = r.u64();
+    std::vector<Lease> leases(count(edges, "leases"));
+    if (leases.size() != edges)
+        throw StateFileError(source + ": leases for " + std::to_string(leases.size()) + " edges, the cluster has " +
+                             std::to_string(edges));
+    for (auto &l : leases) {
+        l.epoch = r.u64();
+        l.expiresAt = r.f64();
+    }
+    std::vector<std::vector<int>> owners(count(regions, "regions of owners"));
+    for (auto &region : owners)
+        for (auto e : r.ids()) {
+            if (std::int64_t(e) < -1 || std::int64_t(e) >= std::int64_t(edges))
+                throw StateFileError(source + ": owner edge " + std::to_string(std::int64_t(e)) + " does not exist");
+            region.push_back(int(std::int64_t(e)));
+        }
+    std::map<int, at::Tensor> buffers;
+    for (auto n = count(edges + 1, "buffer sets"); n > 0; --n) {
+        const int node = int(r.i64());
+        buffers[node] = r.tensor(device);
+    }
+    std::map<int, double> lastDeltaAt;
+    for (auto n = count(regions, "region times"); n > 0; --n) {
+        const int region = int(r.i64());
+        lastDeltaAt[region] = r.f64();
+    }
+    if (r.u64() != m_shards.size())
+        throw StateFileError(source + ": written for a plan with another number of shards");
+    std::vector<Shard> shards(m_shards.size());
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+        auto &s = shards[i];
+        const auto expected = m_ctx.model->plan.shards[i].parameters;
+        s.global = r.tensor(device);
+        s.momentum = r.tensor(device);
+        if (!s.global.defined() || s.global.numel() != expected ||
+            (s.momentum.defined() && s.momentum.numel() != expected))
+            throw StateFileError(source + ": shard " + std::to_string(i) + " does not hold the " +
+                                 std::to_string(expected) + " values the plan says");
+        s.version = r.u64();
+        for (auto n = count(kChecksumHistory, "checksums"); n > 0; --n) {
+            const auto version = r.u64();
+            s.checksums.emplace_back(version, r.u64());
+        }
+        if (s.checksums.empty())
+            throw StateFileError(source + ": shard " + std::to_string(i) + " has no checksum");
+        s.regionCopy.resize(count(regions, "region copies"));
+        s.regionChecksum.resize(s.regionCopy.size());
+        for (std::size_t k = 0; k < s.regionCopy.size(); ++k) {
+            auto published = r.tensor(device);
+            const auto version = r.u64();
+            s.regionChecksum[k] = r.u64();
+            if (published.defined())
+                s.regionCopy[k].reset(published, version);
+        }
+        s.merged.resize(count(regions, "regions of merged deltas"));
+        for (auto &seen : s.merged)
+            for (auto n = count(kMergedHistory, "merged deltas"); n > 0; --n) {
+                MergedDelta d;
+                d.sequence = r.u64();
+                d.baseVersion = r.u64();
+                d.baseChecksum = r.u64();
+                seen.push_back(d);
+            }
+    }
+    r.expectEnd();
+    // Only a whole, checked file replaces the state.
+    m_round = round;
+    m_mismatches = mismatches;
+    if (seconds > 0)
+        m_leases.setLeaseSeconds(std::max(seconds, m_ctx.config->knobs.leaseSeconds));
+    m_leases.restore(std::move(leases), nextEpoch, 0, 0);
+    m_owners = std::move(owners);
+    m_buffers = std::move(buffers);
+    m_lastDeltaAt = std::move(lastDeltaAt);
+    m_shards = std::move(shards);
 }
 
 } // namespace synaptic::engine

@@ -27,6 +27,7 @@ public:
     void onMessage(double now, Message &&m, Outbox &out) override;
     void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
     void onKilled(double now, Outbox &out) override;
+    void revive(double now, bool fromOldState, Outbox &out) override;
     bool evaluationModel(at::Tensor &values, at::Tensor &buffers) const override;
 
     at::Tensor globalValues() const;     // shard order
@@ -42,6 +43,14 @@ private:
         int node;
         ShardItem item;
     };
+    // A region's delta the center merged: an owner resending it (no answer
+    // came) is answered again, never merged twice.
+    struct MergedDelta {
+        std::uint64_t sequence = 0;
+        std::uint64_t baseVersion = 0;
+        std::uint64_t baseChecksum = 0;
+        bool operator==(const MergedDelta &) const = default;
+    };
     struct Shard {
         at::Tensor global;
         at::Tensor momentum;
@@ -52,6 +61,7 @@ private:
         // owner holds, which the next answer is a coded delta from.
         std::vector<DeltaPublisher> regionCopy;
         std::vector<std::uint64_t> regionChecksum;
+        std::vector<std::deque<MergedDelta>> merged; // per region, recent first
         bool deadlineArmed = false;
         std::uint64_t deadlineGeneration = 0;
     };
@@ -60,6 +70,16 @@ private:
     ShardItem answerItem(int id, Shard &s, const Report &r);
     void armDeadline(double now, int shard, Outbox &out);
     void onHeartbeat(double now, const Message &m, Outbox &out);
+    // A resent delta this center merged already: its answer again (the
+    // whole global copy, so it applies whatever the region holds).
+    bool answerResent(int region, Shard &s, const ShardItem &item, Message &reply);
+    // Durable state (issue 15 §1): leases and epochs, owners, the global
+    // shards with their optimizer state, versions, checksums and the
+    // deltas merged; written at every merge, new epoch and owner change.
+    // Reports waiting for a merge are not kept: their owners resend them.
+    void persist(Outbox &out);
+    std::string encodeState() const;
+    void decodeState(const std::string &bytes, const std::string &source);
     // Regions with at least one edge whose lease is valid at `now`.
     std::set<int> heardRegions(double now) const;
 
@@ -73,6 +93,8 @@ private:
     std::vector<Shard> m_shards;
     std::uint64_t m_round = 0;
     std::uint64_t m_mismatches = 0;
+    bool m_written = false;  // wrote durable state at least once
+    bool m_crashed = false;  // killed with a store: memory is gone until revive
 };
 
 } // namespace synaptic::engine

@@ -48,11 +48,13 @@ std::set<int> SynapticEdge::ownerNodes() const {
     return nodes;
 }
 
-void SynapticEdge::sendHeartbeat(bool join, Outbox &out) {
+void SynapticEdge::sendHeartbeat(double now, bool join, Outbox &out) {
     Message hb;
     hb.kind = MessageKind::Heartbeat;
     hb.to = kCenterNode;
-    hb.lease = m_lease.lease();
+    hb.lease = m_granted;
+    hb.writtenAt = leaseClock(now); // by this edge's clock: the grant answers in the same terms
+    m_heartbeatSentAt = hb.writtenAt;
     hb.join = join;
     out.send(hb);
 }
@@ -70,8 +72,9 @@ void SynapticEdge::start(double now, Outbox &out) {
     if (m_owner.crashed())
         m_owner.restoreAfterCrash(now, out);
     m_lease = EdgeLeaseState{};
+    m_granted = Lease{};
     m_left = false;
-    sendHeartbeat(true, out);
+    sendHeartbeat(now, true, out);
     out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
 }
 
@@ -90,6 +93,7 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_cache.flush(); // unsent window gradients die with the process
     m_windowSteps = 0;
     m_lease = EdgeLeaseState{};
+    m_granted = Lease{};
     out.report(LeaseEvent{now, m_edge, "down", 0});
 }
 
@@ -159,7 +163,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
     case kHeartbeat:
         if (m_left)
             break; // gave its lease back: a heartbeat now would take a new one
-        sendHeartbeat(false, out);
+        sendHeartbeat(now, false, out);
         out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
         break;
     case kLeaseExpiry: {
@@ -194,6 +198,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
         m_owner.onMergeDeadline(now, arg, m_lease.lease().validAt(leaseClock(now)), out);
         break;
     case SynapticOwner::kRecoveryTimer: m_owner.onRecoveryDeadline(now, out); break;
+    case SynapticOwner::kSyncResendTimer: m_owner.onSyncResendTimer(now, out); break;
     default: break;
     }
 }
@@ -202,11 +207,28 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     if (grant.owners.size() == m_owners.size())
         m_owners = grant.owners; // the answer to a join: the region's owners as the center knows them
     const auto before = m_lease.mode();
-    m_lease.onLease(grant.lease, leaseClock(now));
-    m_owner.observeLease(m_lease.lease(), m_edge);
-    // When the lease runs out by this edge's lease clock (later than the
-    // cluster's under a clock-skew fault).
+    if (grant.lease.epoch > m_granted.epoch)
+        m_granted = grant.lease;
+    else if (grant.lease.epoch == m_granted.epoch)
+        m_granted.expiresAt = std::max(m_granted.expiresAt, grant.lease.expiresAt);
+    // The center told the expiry on this edge's clock (writtenAt: the
+    // heartbeat's send time by it plus what was left of the lease at the
+    // grant), which ends no later than the center's: a clock that runs
+    // behind cannot stretch it.
+    Lease measured = grant.lease;
+    if (!m_ctx.faults.breakLeaseClock)
+        measured.expiresAt = grant.writtenAt;
+    m_lease.onLease(measured, leaseClock(now));
+    m_owner.observeLease(m_granted, m_edge);
+    // When the lease runs out by this edge's clock.
     out.timer(m_lease.lease().expiresAt + m_ctx.faults.leaseClockLagSeconds, kLeaseExpiry);
+    // A lease that ends before the next heartbeat's answer could come (a
+    // restarted edge is told its old lease, unchanged, with little left):
+    // renew it now rather than lapse.
+    const double roundTrip = std::max(0.0, leaseClock(now) - m_heartbeatSentAt);
+    const double left = m_lease.lease().expiresAt - leaseClock(now);
+    if (!m_left && left > 0 && left < m_ctx.config->knobs.heartbeatSeconds + 2 * roundTrip)
+        sendHeartbeat(now, false, out);
     if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_ctx.faults.breakCatchUp) {
         m_lease.onCaughtUp(leaseClock(now)); // test-only: trains on whatever it cached
     } else if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
@@ -218,7 +240,7 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
             req.kind = MessageKind::CatchUpRequest;
             req.to = node;
             req.origin = m_edge;
-            req.lease = m_lease.lease();
+            req.lease = m_granted;
             out.send(req);
         }
     }
@@ -302,7 +324,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         m.kind = MessageKind::Gradients;
         m.to = ownerNode;
         m.origin = m_edge;
-        m.lease = m_lease.lease();
+        m.lease = m_granted;
         m.writtenAt = now;
         m.round = m_window;
         m.last = last;
@@ -423,7 +445,7 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
         req.kind = MessageKind::CatchUpRequest;
         req.to = m.from;
         req.origin = m_edge;
-        req.lease = m_lease.lease();
+        req.lease = m_granted;
         out.send(std::move(req));
     }
 }
@@ -448,7 +470,7 @@ void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &
     Message bye;
     bye.kind = MessageKind::Heartbeat;
     bye.to = kCenterNode;
-    bye.lease = m_lease.lease();
+    bye.lease = m_granted;
     bye.last = true;
     out.send(bye);
     out.report(LeaseEvent{now, m_edge, "leaving", m_lease.lease().epoch});

@@ -56,7 +56,7 @@ private:
     void applyValues(double now, const Message &m, Outbox &out);
     void onLease(double now, const Message &grant, Outbox &out);
     void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
-    void sendHeartbeat(bool join, Outbox &out);
+    void sendHeartbeat(double now, bool join, Outbox &out);
     // Owner pace (see m_answerSeconds): time an owner's answer to a window,
     // the region's (lower) median answer time, whether an owner is far
     // slower, and which shards' gradients wait for a slow owner's answer.
@@ -67,9 +67,11 @@ private:
     // Seconds one training step takes: the compute model's, or in real time
     // what the replica measured.
     double stepSeconds() const;
-    // The time the lease timers read: the cluster's, unless a clock-skew
-    // fault makes them run behind (the edge then trusts a lapsed lease; the
-    // owners' epoch gate, fed the true send time, is what stops its writes).
+    // This edge's own clock: the cluster's, unless a clock-skew fault makes
+    // it run behind. The lease is measured on it from the heartbeat's send
+    // time, so an offset cancels out (with breakLeaseClock the edge reads
+    // the center's expiry on it instead and trusts a lapsed lease; the
+    // owners' epoch gate, fed the true send time, then stops its writes).
     double leaseClock(double now) const { return now - m_ctx.faults.leaseClockLagSeconds; }
     // Values that include this edge's last window (Message::round).
     bool answersWindow(const Message &values) const { return values.round >= m_window; }
@@ -82,7 +84,9 @@ private:
     std::vector<int> m_owners;              // owner edge of every shard in this region, as this edge knows it
     std::unique_ptr<Replica> m_replica;
     GradientCache m_cache;
-    EdgeLeaseState m_lease;
+    EdgeLeaseState m_lease;  // the lease as this edge's clock measures it (what it acts on)
+    Lease m_granted;         // the lease as the center granted it (what messages carry)
+    double m_heartbeatSentAt = 0; // the last heartbeat, by this edge's clock
     SynapticOwner m_owner;
     std::vector<Message> m_pendingValues;   // applied at the next step boundary
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer

@@ -105,6 +105,7 @@ void SynapticOwner::onKilled(Outbox &out) {
     m_orphans.clear();
     m_heardThisRound.clear();
     m_deadlineArmed = false;
+    m_resendArmed = false; // timers die with the process
 }
 
 void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, double windowSeconds, Outbox &out) {
@@ -356,10 +357,13 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         item.shard = id;
         item.version = s.baseVersion;
         item.checksum = s.baseChecksum;
-        setCoded(item.data, item.coding, s.centerFeedback.compress(s.values - s.base, m_ctx.config->codecs.center));
+        Coded coded = s.centerFeedback.compress(s.values - s.base, m_ctx.config->codecs.center);
+        s.sentDelta = decode(coded);
+        setCoded(item.data, item.coding, std::move(coded));
         item.sequence = ++s.syncSequence;
         s.sentValues = s.values.clone();
         s.syncInFlight = true;
+        s.syncSentAt = now;
         s.mergesSinceSync = 0;
         d.shards.push_back(std::move(item));
     }
@@ -370,7 +374,56 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
             d.buffers = m_replica->buffers();
         out.send(std::move(d));
         maybePersist(true, out); // the delta in flight and its sequence must survive a crash
+        armResend(now, out);
     }
+}
+
+void SynapticOwner::armResend(double now, Outbox &out) {
+    if (m_resendArmed)
+        return;
+    double earliest = -1;
+    for (const auto &[id, s] : m_shards)
+        if (s.syncInFlight && (earliest < 0 || s.syncSentAt < earliest))
+            earliest = s.syncSentAt;
+    if (earliest < 0)
+        return;
+    m_resendArmed = true;
+    out.timer(std::max(now, earliest + kSyncResendSeconds), kSyncResendTimer);
+}
+
+void SynapticOwner::onSyncResendTimer(double now, Outbox &out) {
+    m_resendArmed = false;
+    resendUnanswered(now, now - kSyncResendSeconds, out);
+}
+
+void SynapticOwner::resendUnanswered(double now, double dueBy, Outbox &out) {
+    Message d;
+    d.kind = MessageKind::CenterDelta;
+    d.to = kCenterNode;
+    d.round = m_round;
+    for (auto &[id, s] : m_shards) {
+        if (!s.syncInFlight || s.syncSentAt > dueBy + 1e-9 || !s.sentDelta.defined())
+            continue;
+        // The same delta under the same sequence and base: the center
+        // merges it if the first copy never arrived, and only answers it
+        // again if it did. Sent as fp32: the codec's error is already in
+        // the residual, so the center must get exactly what it decoded.
+        ShardItem item;
+        item.shard = id;
+        item.version = s.baseVersion;
+        item.checksum = s.baseChecksum;
+        item.sequence = s.syncSequence;
+        item.data = s.sentDelta;
+        s.syncSentAt = now;
+        d.shards.push_back(std::move(item));
+    }
+    if (!d.shards.empty()) {
+        out.ledger(LedgerReport::Kind::CenterResent, d.shards.size());
+        if (m_replica)
+            d.buffers = m_replica->buffers();
+        out.send(std::move(d));
+    }
+    armResend(now, out);
 }
 
 void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
@@ -399,6 +452,7 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
         if (!s.syncInFlight || item.sequence != s.syncSequence)
             continue; // not the answer to the delta in flight: an old duplicate
         s.syncInFlight = false;
+        s.sentDelta = at::Tensor();
         answered = true;
         // A delta from the center applies to the global copy it was taken
         // from; anything else leaves the region's copy as it is and the
@@ -485,6 +539,7 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
     item.mergesSinceSync = s.mergesSinceSync;
     item.syncInFlight = s.syncInFlight;
     item.syncSequence = s.syncSequence;
+    item.sentDelta = s.sentDelta;
     item.finishing = m_finishing;
     item.residual = s.centerFeedback.residual();
     if (!s.published.empty()) {
@@ -522,6 +577,8 @@ std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) 
         s.mergesSinceSync = item.mergesSinceSync;
         s.syncInFlight = item.syncInFlight;
         s.syncSequence = item.syncSequence;
+        s.sentDelta = item.sentDelta;
+        s.syncSentAt = now; // the new owner resends it if no answer comes
         s.centerFeedback.setResidual(item.residual);
         s.applied.insert(item.contributionIds);
         if (item.published.defined())
@@ -571,6 +628,7 @@ std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) 
         out.send(std::move(announce));
     }
     maybePersist(!taken.empty(), out); // the shard is durable here before anyone relies on it
+    armResend(now, out);
     return taken;
 }
 
@@ -644,6 +702,7 @@ std::string SynapticOwner::encodeState() const {
         w.u64(s.baseVersion);
         w.u64(s.baseChecksum);
         w.tensor(s.sentValues);
+        w.tensor(s.sentDelta);
         w.i64(s.mergesSinceSync);
         w.flag(s.syncInFlight);
         w.u64(s.syncSequence);
@@ -688,6 +747,7 @@ void SynapticOwner::decodeState(const std::string &bytes, const std::string &sou
         s.baseVersion = r.u64();
         s.baseChecksum = r.u64();
         s.sentValues = r.tensor(device);
+        s.sentDelta = r.tensor(device);
         s.mergesSinceSync = int(r.i64());
         s.syncInFlight = r.flag();
         s.syncSequence = r.u64();
@@ -698,6 +758,7 @@ void SynapticOwner::decodeState(const std::string &bytes, const std::string &sou
         const std::pair<const char *, const at::Tensor *> parts[] = {
             {"values", &s.values}, {"Adam first moment", &s.adam.m}, {"Adam second moment", &s.adam.v},
             {"center base", &s.base}, {"values sent to the center", &s.sentValues},
+            {"delta in flight to the center", &s.sentDelta},
             {"error-feedback residual", &s.centerFeedback.residual()}};
         for (const auto &[what, t] : parts)
             if ((t->defined() || t == &s.values) && (!t->defined() || t->numel() != expected))
@@ -775,6 +836,10 @@ void SynapticOwner::restoreAfterCrash(double now, Outbox &out, bool previousGene
             reportOwnerVersion(id, s, out);
     if (m_recovering)
         out.timer(now + kRecoverySeconds, kRecoveryTimer);
+    // The answer to a delta in flight may have come while this node was
+    // down: ask again now (the center never merges one delta twice).
+    m_resendArmed = false;
+    resendUnanswered(now, now, out);
 }
 
 void SynapticOwner::onRecoveryDeadline(double now, Outbox &out) {

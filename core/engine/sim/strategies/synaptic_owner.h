@@ -74,6 +74,14 @@ public:
     const at::Tensor &publishedValues(int shard) const { return m_shards.at(shard).published.published(); }
     static constexpr int kMergeDeadlineTimer = 10;
     static constexpr int kRecoveryTimer = 11;
+    static constexpr int kSyncResendTimer = 12;
+    // A center delta unanswered this long is sent again (the center answers
+    // a copy it merged already without merging it twice): the owners' link
+    // to the center is made reliable here, so a lost delta, a lost answer
+    // or a center restart never stalls a shard's syncs. Twice the center's
+    // merge deadline, so a delta waiting for the other regions is not resent.
+    static constexpr double kSyncResendSeconds = 4.0;
+    void onSyncResendTimer(double now, Outbox &out);
     // No gradients came to end the recovery after a restart: resume at the
     // restored versions.
     void onRecoveryDeadline(double now, Outbox &out);
@@ -97,6 +105,8 @@ private:
         int mergesSinceSync = 0;
         bool syncInFlight = false;
         std::uint64_t syncSequence = 0; // of the last delta sent; its answer must carry it
+        at::Tensor sentDelta;         // that delta as the center decodes it (what a resend carries)
+        double syncSentAt = 0;        // when it was last sent (memory only)
         std::vector<Pending> pending;
         ErrorFeedback centerFeedback; // what lossy center deltas left out (moves with the shard)
         DeltaPublisher published;     // the copy the region's edges hold (value deltas)
@@ -116,6 +126,10 @@ private:
     void sendValues(const std::vector<ShardItem> &updated, Outbox &out,
                     const std::vector<ShardItem> *toFinished = nullptr);
     void maybeSync(double now, bool force, Outbox &out);
+    // Sends again every delta in flight sent at or before `dueBy`, and arms
+    // the resend timer for those still in flight.
+    void resendUnanswered(double now, double dueBy, Outbox &out);
+    void armResend(double now, Outbox &out);
     void reportOwnerVersion(int shard, const Store &s, Outbox &out) const;
     // Durable state (issue 15 §1): written when a shard's version is
     // durable_every_merges past its last write, or when `force` (a center
@@ -155,6 +169,7 @@ private:
     std::vector<Message> m_deferred;
     void endRecovery(double now, Outbox &out);
     bool m_deadlineArmed = false;
+    bool m_resendArmed = false;          // a kSyncResendTimer is pending
     bool m_finishing = false;
 };
 
