@@ -100,13 +100,15 @@ private Q_SLOTS:
     void killedEdgeIsNoticedAndCatchesUpBeforeItTrains() {
         // Killed mid-run (half the sample budget). Until it is back, the
         // shards it owns stand still in its region (no other edge takes
-        // ownership over, and nothing of an owner survives its process:
-        // issue 15), so what the kill costs grows with how long the edge is
-        // down and how steep the curve still is. It is restarted once the
-        // others trained 1,000 samples without it (the center evaluates
-        // every 1,000 samples so the test sees that soon).
+        // ownership over), so what the kill costs grows with how long the
+        // edge is down and how steep the curve still is. It is restarted
+        // once the others trained 1,000 samples without it (the center
+        // evaluates every 1,000 samples so the test sees that soon), over
+        // its durable state (--state-dir, issue 15): it reloads its shards.
         auto o = options();
         o.evalEverySamples = 1000;
+        QTemporaryDir stateDir;
+        o.edgeArgs = {"--state-dir", stateDir.path()};
         LiveCluster cluster(o);
         const QString error = cluster.start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -124,6 +126,7 @@ private Q_SLOTS:
 
         const QString restart = cluster.startEdge("eu-1");
         QVERIFY2(restart.isEmpty(), qPrintable(restart));
+        QVERIFY2(cluster.edgeLog("eu-1").contains("found: reloading it"), qPrintable(cluster.edgeLog("eu-1")));
         QVERIFY(cluster.waitFor(
             [&](const auto &ev) { return LiveCluster::leaseIndex(ev, 1, "training", trainingBefore) >= 0; }, 60000));
         const auto events = cluster.events();

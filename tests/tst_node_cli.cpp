@@ -70,6 +70,12 @@ private Q_SLOTS:
         QTest::newRow("sim bad commands") << QStringList{"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") +
                                                          "/tiny_cluster.json", "--commands", "/nonexistent.json"}
                                           << 2 << "/nonexistent.json: cannot open";
+        QTest::newRow("center state dir") << QStringList{"center", "--config", "x.json", "--insecure", "--token-file",
+                                                         "t", "--state-dir", "/tmp/s"}
+                                          << 2 << "--state-dir: is for edges";
+        QTest::newRow("empty state dir") << QStringList{"edge", "--center", "127.0.0.1:1", "--name", "eu-0", "--state-dir",
+                                                        ""}
+                                         << 2 << "--state-dir: needs a directory";
         QTest::newRow("info without file") << QStringList{"info"} << 2 << "info: needs a recording file";
         QTest::newRow("info flag for file") << QStringList{"info", "--json"} << 2 << "info: needs a recording file";
         QTest::newRow("export nothing") << QStringList{"export", "x.synrec"} << 2 << "export: nothing to write";

@@ -14,7 +14,7 @@ void addGuiOptions(QCommandLineParser &p) {
     p.addOptions({
         {"config", "Cluster config JSON (default: the shipped 3 x 4 cluster); with --train, a training config.",
          "FILE"},
-        {"strategy", "synaptic, param_server, allreduce, diloco or gossip (default: the config's).", "NAME"},
+        {"strategy", "synaptic, param_server, allreduce, diloco, gossip, hier_allreduce or hier_diloco (default: the config's).", "NAME"},
         {"steps", "Training steps per edge before the cluster stops (default: until stopped).", "N"},
         {"train", "Open the single-model training window instead of the control plane."},
         {"layout", "Dock arrangement saved with View > Save layout.", "FILE"},
@@ -168,7 +168,8 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             const std::string s = p.value("strategy").toStdString();
             if (std::find(engine::kStrategies.begin(), engine::kStrategies.end(), s) == engine::kStrategies.end())
                 throw engine::ConfigError("--strategy", "unknown strategy '" + s +
-                                                            "' (synaptic, param_server, allreduce, diloco, gossip)");
+                                                            "' (synaptic, param_server, allreduce, diloco, gossip, "
+                                                            "hier_allreduce, hier_diloco)");
             o.cluster.strategy = s;
         }
         if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));

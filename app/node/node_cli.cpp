@@ -20,7 +20,8 @@ std::string nodeUsage() {
            "                         [--seed N] [--eval-every-samples N] [--regions]\n"
            "                         [--commands FILE] [--threads N] [--device cpu|cuda|auto]\n"
            "                         [--data DIR] [--report FILE] [--record FILE] [--model FILE]\n"
-           "         strategies: synaptic, param_server, allreduce, diloco, gossip\n"
+           "         strategies: synaptic, param_server, allreduce, diloco, gossip, hier_allreduce,\n"
+           "                     hier_diloco\n"
            "       synaptic-node serve --config FILE [--model FILE | --epochs N [--save-model FILE]]\n"
            "                           [--threshold X] [--edge-threshold EDGE=X ...]\n"
            "                           [--confidence max_softmax|entropy] [--rate R] [--virtual-seconds S]\n"
@@ -46,7 +47,8 @@ std::string nodeUsage() {
            "         LIVE-OPTIONS: --token-file FILE (required) and either --tls-cert FILE --tls-key FILE\n"
            "                       --tls-ca FILE [--mtls] [--tls-server-name NAME], or --insecure (loopback\n"
            "                       only); [--no-link-emulation] [--threads N] [--device cpu|cuda|auto]\n"
-           "                       [--data DIR]\n"
+           "                       [--data DIR] [--state-dir DIR] (edges keep their shards' durable\n"
+           "                       state under DIR/node-N and a restarted edge reloads it)\n"
            "       synaptic-node --version\n"
            "       synaptic-node --help\n";
 }
@@ -233,6 +235,11 @@ void addProcessFlags(FlagTable &flags, std::map<std::string, std::function<void(
     };
     flags["--device"] = [&](auto &, auto &v) { p.device = v; };
     flags["--data"] = [&](auto &, auto &v) { p.dataDir = v; };
+    flags["--state-dir"] = [&](auto &f, auto &v) {
+        if (v.empty())
+            throw ConfigError(f, "needs a directory");
+        p.stateDir = v;
+    };
     switches["--mtls"] = [&] { s.mutualTls = true; };
     switches["--insecure"] = [&] { s.insecure = true; };
     switches["--no-link-emulation"] = [&] { p.emulateLinks = false; };
@@ -271,6 +278,9 @@ NodeCommand parseCenterCommand(const std::vector<std::string> &args, NodeCommand
     if (c.configPath.empty())
         throw ConfigError("--config", "is required (try resources/default_cluster.json)");
     checkProcessFlags(c.process);
+    if (kind == NodeCommand::Kind::Center && !c.process.stateDir.empty())
+        throw ConfigError("--state-dir", "is for edges (edge, or cluster, which passes it to them): a live center "
+                                         "keeps no state file");
     if (c.exitWhenDone && c.stepsPerEdge == 0)
         throw ConfigError("--exit-when-done", "needs --steps N: without a step budget the run never finishes");
     const auto config = engine::loadClusterConfig(c.configPath);

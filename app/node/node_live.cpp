@@ -66,6 +66,8 @@ std::vector<std::string> processFlags(const rpc::ProcessOptions &p) {
     a.insert(a.end(), {"--threads", std::to_string(p.threads > 0 ? p.threads : 1), "--device", p.device});
     if (!p.dataDir.empty())
         a.insert(a.end(), {"--data", p.dataDir});
+    if (!p.stateDir.empty())
+        a.insert(a.end(), {"--state-dir", p.stateDir});
     return a;
 }
 

@@ -100,7 +100,7 @@ QString LiveCluster::startEdge(const QString &name) {
     auto p = std::make_shared<QProcess>();
     p->setStandardErrorFile(m_dir.filePath(name + ".log"), QIODevice::Append);
     p->start(nodeBinary(), QStringList{"edge", "--center", m_centerAddress, "--name", name, "--listen",
-                                       "127.0.0.1:0"} + securityArgs());
+                                       "127.0.0.1:0"} + securityArgs() + m_options.edgeArgs);
     QString log;
     const QString address = waitForLine(*p, "edge " + name + " listening on ", 120000, log);
     if (address.isEmpty())

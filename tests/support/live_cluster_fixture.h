@@ -41,6 +41,7 @@ public:
         bool emulateLinks = true;
         std::uint64_t evalEverySamples = 4000;
         QStringList centerArgs;   // more flags for the center
+        QStringList edgeArgs;     // more flags for every edge
     };
 
     explicit LiveCluster(Options options);

@@ -14,6 +14,7 @@
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/device.h"
+#include "core/engine/durable/state_store.h"
 #include "core/engine/sim/knob_commands.h"
 #include "core/engine/sim/sim_world.h"
 #include "core/engine/sim/strategy.h"
@@ -74,6 +75,7 @@ struct EdgeProcess::Impl {
     std::shared_ptr<const e::ModelSetup> model;
     e::TensorSet train;
     e::NodeContext context;
+    std::unique_ptr<e::StateStore> stateStore; // --state-dir: the owner's durable state survives a kill -9
     std::unique_ptr<MessageGuard> guard;
     std::unique_ptr<LiveTransport> transport;
     std::unique_ptr<NodeHost> host;
@@ -192,6 +194,15 @@ struct EdgeProcess::Impl {
                                                                 std::min(reply.steps_per_edge(), reply.steps_done()));
         context.incarnation = reply.incarnation();
         context.realTime = true;
+        if (!options.process.stateDir.empty()) {
+            // An owner created over its node's existing state file reloads it
+            // when it starts (versions jump past what its lost memory issued).
+            stateStore = std::make_unique<e::FileStateStore>(options.process.stateDir);
+            context.stateStore = stateStore.get();
+            std::fprintf(stderr, "edge %s: durable state in %s (%s)\n", options.name.c_str(),
+                         stateStore->describe(node).c_str(),
+                         stateStore->read(node) ? "found: reloading it" : "none yet");
+        }
         edgeUp.assign(std::size_t(shape->edgeCount()), false);
         edgeUp[std::size_t(context.edge())] = true;
 

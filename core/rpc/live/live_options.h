@@ -14,6 +14,10 @@ struct ProcessOptions {
     std::string device = "cpu";
     int threads = 0;                  // LibTorch intra-op threads; 0 = the library's default
     std::string dataDir;              // overrides the config's (Fashion-MNIST files)
+    // Where edges keep their shards' durable state (DIR/node-N/state.bin,
+    // issue 15): an edge process restarted over it reloads its shards,
+    // versions and sync bookkeeping. Empty: none (a restart starts over).
+    std::string stateDir;
     std::size_t maxMessageBytes = 4u << 20;
 };
 
