@@ -155,13 +155,15 @@ private Q_SLOTS:
         move.region = 0;
         move.node = 0; // the plan gives shard 0 to eu-2
         session.submit(move);
-        // Stuck until the engine has emitted a few hundred more events (the
-        // recorder counts them; nothing drains here), so samples of the same
-        // series pile up however slow the machine is.
+        // Stuck until the engine has emitted thousands more events (the
+        // recorder counts them; nothing drains here), about two virtual
+        // seconds of the tiny cluster with its audit history (~3,500 events
+        // per virtual second), so link samples (one per link per virtual
+        // second) pile up however slow the machine is.
         const quint64 before = session.recordingStatus().events;
         QElapsedTimer stuck;
         stuck.start();
-        while (session.recordingStatus().events < before + 400 && stuck.elapsed() < 60000)
+        while (session.recordingStatus().events < before + 8000 && stuck.elapsed() < 90000)
             QTest::qSleep(100);
         auto commandsShown = [&] {
             return std::count_if(shown.begin(), shown.end(), [](const engine::SimEvent &e) {
@@ -177,6 +179,8 @@ private Q_SLOTS:
         QCOMPARE(int(file.runs().size()), 1);
         const auto engineStream = file.readRun(0).events;
         QVERIFY(file.problems().empty());
+        qInfo("shown %zu of the engine's %zu events; status: %s", shown.size(), engineStream.size(),
+              qPrintable(status.join(" | ")));
         QVERIFY(shown.size() < engineStream.size()); // samples were coalesced...
         QVERIFY(status.join("\n").contains("coalesced"));
         QCOMPARE(stateEventTexts(shown), stateEventTexts(engineStream)); // ...and no state event was lost
