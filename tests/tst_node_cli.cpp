@@ -73,6 +73,10 @@ private Q_SLOTS:
         QTest::newRow("center state dir") << QStringList{"center", "--config", "x.json", "--insecure", "--token-file",
                                                          "t", "--state-dir", "/tmp/s"}
                                           << 2 << "--state-dir: is for edges";
+        QTest::newRow("cluster reuses a state dir")
+            << QStringList{"cluster", "--config", "x.json", "--insecure", "--token-file", "t", "--state-dir",
+                           qEnvironmentVariable("SYNAPTIC_TEST_DATA")}
+            << 2 << "is not empty: a new run starts from no state";
         QTest::newRow("empty state dir") << QStringList{"edge", "--center", "127.0.0.1:1", "--name", "eu-0", "--state-dir",
                                                         ""}
                                          << 2 << "--state-dir: needs a directory";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -281,6 +282,12 @@ NodeCommand parseCenterCommand(const std::vector<std::string> &args, NodeCommand
     if (kind == NodeCommand::Kind::Center && !c.process.stateDir.empty())
         throw ConfigError("--state-dir", "is for edges (edge, or cluster, which passes it to them): a live center "
                                          "keeps no state file");
+    if (std::error_code ec; kind == NodeCommand::Kind::Cluster && !c.process.stateDir.empty() &&
+                            std::filesystem::exists(c.process.stateDir, ec) &&
+                            !std::filesystem::is_empty(c.process.stateDir, ec))
+        throw ConfigError("--state-dir", c.process.stateDir + " is not empty: a new run starts from no state (its "
+                                         "edges would take another run's contributions for their own); use a new "
+                                         "directory");
     if (c.exitWhenDone && c.stepsPerEdge == 0)
         throw ConfigError("--exit-when-done", "needs --steps N: without a step budget the run never finishes");
     const auto config = engine::loadClusterConfig(c.configPath);

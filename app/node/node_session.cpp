@@ -4,7 +4,7 @@
 
 #include "core/engine/audit/invariants.h"
 #include "core/engine/train_report.h"
-#include "core/session/record_codec.h"
+#include "core/session/audit_summary.h"
 #include "core/session/session_export.h"
 #include "core/session/session_file.h"
 #include "core/session/session_recorder.h"
@@ -16,39 +16,6 @@
 
 namespace synaptic::app {
 
-namespace {
-
-// What the history is made of, and what it takes in the recording before
-// compression: the figures to look at when a recording grows.
-void printHistorySize(const std::vector<engine::SimEvent> &events) {
-    using K = engine::AuditEvent::Kind;
-    std::map<K, std::pair<std::size_t, std::size_t>> byKind; // kind -> (events, bytes)
-    std::size_t cacheVersions = 0, auditBytes = 0, allBytes = 0;
-    for (const auto &e : events) {
-        const std::size_t bytes = session::toProto(e).ByteSizeLong();
-        allBytes += bytes;
-        const auto *a = std::get_if<engine::AuditEvent>(&e);
-        if (!a)
-            continue;
-        auto &k = byKind[a->kind];
-        ++k.first;
-        k.second += bytes;
-        auditBytes += bytes;
-        cacheVersions += a->cache ? 1 : 0;
-    }
-    const std::pair<K, const char *> names[] = {{K::Grant, "grants"}, {K::Send, "sends"},     {K::Apply, "applies"},
-                                                {K::Lost, "lost"},    {K::Version, "versions"}, {K::Serve, "serving"}};
-    std::string parts;
-    for (const auto &[kind, name] : names)
-        if (const auto it = byKind.find(kind); it != byKind.end())
-            parts += (parts.empty() ? "" : ", ") + std::to_string(it->second.first) + " " + name + " (" +
-                     std::to_string(it->second.second / 1000) + " kB)";
-    std::printf("  history: %s; %zu of the versions are edge caches; %.2f MB of the run's %.2f MB of events "
-                "before compression\n",
-                parts.c_str(), cacheVersions, double(auditBytes) / 1e6, double(allBytes) / 1e6);
-}
-
-} // namespace
 
 namespace {
 
@@ -223,7 +190,7 @@ int runCheck(const NodeCommand &cmd) {
             continue;
         }
         ++audited;
-        printHistorySize(data.events);
+        std::printf("  history: %s\n", session::describeAuditHistory(data.events).c_str());
         const auto scope = info.start.begins_at() > 0 ? engine::HistoryScope::StartsMidRun
                            : info.end                  ? engine::HistoryScope::Whole
                                                        : engine::HistoryScope::CutShort;

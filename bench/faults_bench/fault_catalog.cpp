@@ -166,7 +166,8 @@ const std::vector<FaultScenario> &faultCatalog() {
 }
 
 std::vector<std::string> quickFaults() {
-    return {"control", "kill_owner", "partition_region", "duplicates", "move_kill_target", "old_state_file"};
+    return {"control",    "kill_owner", "kill_center",      "partition_region",
+            "duplicates", "clock_skew", "move_kill_target", "old_state_file"};
 }
 
 } // namespace synaptic::bench

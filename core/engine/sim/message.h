@@ -93,7 +93,11 @@ struct Message {
     Lease lease;                 // the sender's lease (edges), or the lease granted
     double sentAt = 0;           // virtual seconds, set by the driver on every hop
     int origin = -1;             // Gradients: the edge that wrote it (kept when an old owner forwards)
-    double writtenAt = 0;        // Gradients: when the origin sent it (the lease must be valid then)
+    // Gradients: when the origin sent it (the lease must be valid then).
+    // Heartbeat: its send time by the edge's own clock. LeaseGrant: the
+    // lease's expiry by that clock (the heartbeat's send time plus what was
+    // left at the grant), which is what the edge acts on.
+    double writtenAt = 0;
     std::vector<ShardItem> shards;
     at::Tensor tensor;           // whole-model or chunk payload
     TensorCoding tensorCoding;   // how `tensor` travels

@@ -79,18 +79,21 @@ struct NodeContext {
     // How many times this node has (re)joined before (live: from the
     // center); keeps its contribution ids unique across restarts.
     std::uint32_t incarnation = 0;
-    // Where owners keep their durable state (issue 15 §1); null: none (a
-    // kill then keeps the node's memory). Outlives the node.
-    StateStore *stateStore = nullptr;
+    // Where this node's durable state lives (issue 15 §1), to read back on
+    // a restart; null: none (a kill then keeps the node's memory). Nodes
+    // write through Outbox::persist, the driver into this store. Outlives
+    // the node.
+    const StateStore *stateStore = nullptr;
     // Live processes do real work in real time: the compute model adds no
     // virtual time on top of it.
     bool realTime = false;
     // Faults and guard breaks that tests and the fault matrix set (issue
     // 15); never read from a config file.
     struct Faults {
-        // Edges: the edge's clock runs this far behind the cluster's (clock
-        // skew). Harmless while the edge measures its lease on its own clock
-        // from its heartbeat's send time (see breakLeaseClock).
+        // Edges: the edge's wall clock runs this far behind the cluster's
+        // (clock skew; set mid-run it is a step). Harmless while the edge
+        // measures its lease as a duration on its monotonic clock (see
+        // breakLeaseClock).
         double leaseClockLagSeconds = 0;
         // A straggler: every stretch of compute takes 1 / this longer.
         double computeSpeed = 1;
@@ -113,9 +116,10 @@ struct NodeContext {
         // written versions: no jump past what the lost memory issued, no
         // recovery until the region's gradients say how far it got.
         bool breakRestoreVersionJump = false;
-        // Edges: the lease is read as the center's expiry time on the edge's
-        // own (skewed) clock, not measured from the heartbeat's send time:
-        // a lagging edge trusts a lapsed lease.
+        // Edges: the lease is read as the center's expiry timestamp on the
+        // edge's (skewed) wall clock, not measured as a duration on its
+        // monotonic clock from the heartbeat's send time: a lagging edge
+        // trusts a lapsed lease.
         bool breakLeaseClock = false;
 
         bool breaksAGuard() const {

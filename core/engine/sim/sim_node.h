@@ -4,6 +4,7 @@
 #include "node_report.h"
 #include "sim_command.h"
 
+#include <optional>
 #include <string>
 
 #include <vector>
@@ -40,8 +41,14 @@ struct Outbox {
     // center's optimizer step and merge, issue 14 §3): the node is busy
     // that long before its messages leave. Live drivers compute for real.
     double computeSeconds = 0;
+    // The node's durable state to write before any of these messages leave
+    // (issue 15 §1; as etcd raft's Ready: the caller owns storage). Nodes
+    // read theirs back through NodeContext::stateStore; only the driver
+    // writes. A later persist() in the same handler replaces an earlier one.
+    std::optional<std::string> durableState;
 
     void send(Message m) { messages.push_back(std::move(m)); }
+    void persist(std::string bytes) { durableState = std::move(bytes); }
     void compute(double seconds) { computeSeconds += seconds; }
     void timer(double at, int kind, std::uint64_t arg = 0) { timers.push_back({at, kind, arg}); }
     void computeTimer(double seconds, int kind, std::uint64_t arg = 0) {

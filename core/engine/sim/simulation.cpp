@@ -90,6 +90,12 @@ struct Simulation::Impl {
     // What a node's handler asked for: reports first (they describe what the
     // handler did), then timers and messages.
     void dispatch(int node, Outbox &out) {
+        // Durable state first: written before anything the handler sends
+        // can leave (a crash after this point keeps it).
+        if (out.durableState && world.stateStore) {
+            world.stateStore->write(node, *out.durableState);
+            folder.fold(loop.now(), LedgerReport{LedgerReport::Kind::StateWritten, -1, 1, {}});
+        }
         auditOutbox(node, node == kCenterNode ? -1 : world.regionOfEdge(SimWorld::edgeOfNode(node)), loop.now(), out,
                     [this](AuditEvent e) { emit(std::move(e)); });
         for (const auto &r : out.reports)

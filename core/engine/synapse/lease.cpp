@@ -49,15 +49,19 @@ const Lease &LeaseRegistry::lease(int edge) const {
     return m_leases[std::size_t(edge)];
 }
 
-void LeaseRegistry::restore(std::vector<Lease> leases, std::uint64_t nextEpoch, std::uint64_t skipEpochs, double now) {
+void LeaseRegistry::restore(std::vector<Lease> leases, std::uint64_t nextEpoch) {
     if (leases.size() != m_leases.size())
         throw std::invalid_argument("lease: restored state has " + std::to_string(leases.size()) +
                                     " edges, the cluster has " + std::to_string(m_leases.size()));
-    for (auto &l : leases)
-        if (l.epoch > 0)
-            l.expiresAt = std::max(l.expiresAt, now + m_seconds);
     m_leases = std::move(leases);
-    m_nextEpoch = std::max(m_nextEpoch, nextEpoch + skipEpochs);
+    m_nextEpoch = std::max<std::uint64_t>(1, nextEpoch);
+}
+
+void LeaseRegistry::resumeAfterRestart(double writtenAt, double now, std::uint64_t skipEpochs) {
+    for (auto &l : m_leases)
+        if (l.validAt(writtenAt))
+            l.expiresAt = std::max(l.expiresAt, now + m_seconds);
+    m_nextEpoch += skipEpochs;
 }
 
 void LeaseRegistry::setLeaseSeconds(double seconds) {

@@ -34,11 +34,14 @@ public:
     const std::vector<Lease> &leases() const { return m_leases; }
     std::uint64_t nextEpoch() const { return m_nextEpoch; }
     // A restarted center takes back the leases and next epoch it wrote.
-    // Renewals since that write may have promised an edge more time, so a
-    // known lease runs on at least a full duration from `now` (no new
-    // epoch for that edge before its old one surely ended); epochs resume
-    // `skipEpochs` past the written one, so none is ever issued twice.
-    void restore(std::vector<Lease> leases, std::uint64_t nextEpoch, std::uint64_t skipEpochs, double now);
+    void restore(std::vector<Lease> leases, std::uint64_t nextEpoch);
+    // Then resumes: renewals after the write (at `writtenAt`) may have
+    // promised more time to any lease valid then, so each such lease runs
+    // on at least a full duration from `now` (no new epoch for that edge
+    // before its old one surely ended; released or lapsed leases stay
+    // ended); epochs resume `skipEpochs` on, so none is issued twice even
+    // from an older file.
+    void resumeAfterRestart(double writtenAt, double now, std::uint64_t skipEpochs);
 
 private:
     std::vector<Lease> m_leases;

@@ -219,6 +219,8 @@ struct EdgeProcess::Impl {
         guard = std::make_unique<MessageGuard>(node, *shape, *model);
         NodeHost::Sinks sinks;
         sinks.send = [this](e::Message &&m) { transport->send(std::move(m)); };
+        if (stateStore)
+            sinks.persist = [this](const std::string &bytes) { stateStore->write(node, bytes); };
         sinks.report = [this](double now, std::vector<e::NodeReport> &&reports) {
             std::lock_guard lock(mutex);
             for (auto &r : reports) {

@@ -30,6 +30,9 @@ public:
     struct Sinks {
         std::function<void(engine::Message &&)> send;                          // worker thread
         std::function<void(double now, std::vector<engine::NodeReport> &&)> report; // worker thread
+        // The node's durable state, written before the handler's messages
+        // leave (worker thread); empty: the node keeps none.
+        std::function<void(const std::string &bytes)> persist;
     };
     using Task = std::function<void(engine::SimNode &node, double now, engine::Outbox &out)>;
 

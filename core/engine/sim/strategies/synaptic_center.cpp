@@ -13,10 +13,7 @@
 namespace synaptic::engine {
 
 namespace {
-constexpr std::size_t kChecksumHistory = 16;
-// Merged deltas remembered per region and shard (a resend that overtook a
-// later delta is still recognised).
-constexpr std::size_t kMergedHistory = 8;
+
 // A region that has not reported this long after the first one is merged
 // without: a partitioned region must not stop the others.
 constexpr double kMergeDeadlineSeconds = 2.0;
@@ -65,13 +62,15 @@ void SynapticCenter::revive(double now, bool fromOldState, Outbox &out) {
             throw StateFileError(where + ": no durable state to restart from");
         const auto older = fromOldState ? m_ctx.stateStore->readPrevious(m_ctx.node) : std::nullopt;
         decodeState(older ? *older : *newest, older ? where + ".prev" : where);
-        m_leases.restore(m_leases.leases(), m_leases.nextEpoch(), std::uint64_t(m_ctx.shape->edgeCount()), now);
+        m_leases.resumeAfterRestart(m_writtenAt, now, std::uint64_t(m_ctx.shape->edgeCount()));
         if (older) {
             // The newer file may have named one more version: skip past it
             // (the values are unchanged, so regions based on either match).
             for (auto &s : m_shards) {
                 ++s.version;
                 s.checksums.emplace_front(s.version, s.checksums.front().second);
+                while (s.checksums.size() > kChecksumHistory)
+                    s.checksums.pop_back();
             }
         }
         m_lastSeen = now;
@@ -211,11 +210,12 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
     m_lastDeltaAt[region] = now;
     std::vector<int> ready;
     Message again;
+    bool resynced = false; // a region's copy reset by an answer again: durable before it leaves
     for (auto &item : m.shards) {
         if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size())
             continue;
         auto &s = m_shards[std::size_t(item.shard)];
-        if (answerResent(region, s, item, again))
+        if (answerResent(region, s, item, again, resynced))
             continue;
         // One report per region per merge: a newer one replaces an older.
         std::erase_if(s.reports, [&](const Report &r) { return r.region == region; });
@@ -228,6 +228,8 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         }
     }
     if (!again.shards.empty()) {
+        if (resynced)
+            persist(out);
         out.ledger(LedgerReport::Kind::CenterResentMerged, again.shards.size());
         again.kind = MessageKind::CenterValues;
         again.to = m.from;
@@ -238,11 +240,20 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         mergeShards(now, ready, out);
 }
 
-bool SynapticCenter::answerResent(int region, Shard &s, const ShardItem &item, Message &reply) {
+bool SynapticCenter::answerResent(int region, Shard &s, const ShardItem &item, Message &reply, bool &resynced) {
     const auto r = std::size_t(region);
-    const MergedDelta seen{item.sequence, item.version, item.checksum};
-    if (r >= s.merged.size() || std::find(s.merged[r].begin(), s.merged[r].end(), seen) == s.merged[r].end())
+    if (r >= s.merged.size())
         return false;
+    const MergedDelta seen{item.sequence, item.version, item.checksum, tensorChecksum(item.data)};
+    if (std::find(s.merged[r].begin(), s.merged[r].end(), seen) == s.merged[r].end())
+        return false;
+    if (r < s.lastAnswer.size() && s.lastAnswer[r].sequence == item.sequence && s.lastAnswer[r].data.defined()) {
+        reply.shards.push_back(s.lastAnswer[r]); // as it was: the owner may hold it already
+        return true;
+    }
+    // The answer died with this center's memory: the whole global copy,
+    // from which the region resyncs.
+    resynced = true;
     ShardItem answer;
     answer.shard = item.shard;
     answer.version = s.version;
@@ -290,7 +301,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             if (s.merged.size() < std::size_t(m_ctx.shape->regionCount()))
                 s.merged.resize(std::size_t(m_ctx.shape->regionCount()));
             auto &seen = s.merged[region];
-            seen.push_front({r.item.sequence, r.item.version, r.item.checksum});
+            seen.push_front({r.item.sequence, r.item.version, r.item.checksum, tensorChecksum(r.item.data)});
             if (seen.size() > kMergedHistory)
                 seen.pop_back();
         }
@@ -335,6 +346,9 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             reply.to = r.node;
             reply.round = m_round;
             reply.shards.push_back(answerItem(id, s, r));
+            if (s.lastAnswer.size() < std::size_t(m_ctx.shape->regionCount()))
+                s.lastAnswer.resize(std::size_t(m_ctx.shape->regionCount()));
+            s.lastAnswer[std::size_t(r.region)] = reply.shards.back();
         }
         s.reports.clear();
         s.deadlineArmed = false;
@@ -385,165 +399,8 @@ ShardItem SynapticCenter::answerItem(int id, Shard &s, const Report &r) {
 void SynapticCenter::persist(Outbox &out) {
     if (!m_ctx.stateStore)
         return;
-    m_ctx.stateStore->write(m_ctx.node, encodeState());
+    out.persist(encodeState());
     m_written = true;
-    out.ledger(LedgerReport::Kind::StateWritten, 1);
-}
-
-namespace {
-constexpr std::int64_t kCenterMark = -1; // an owner's state starts with its edge id (>= 0)
-} // namespace
-
-std::string SynapticCenter::encodeState() const {
-    StateWriter w;
-    w.i64(kCenterMark);
-    w.u64(m_round);
-    w.u64(m_mismatches);
-    w.f64(m_leases.leaseSeconds());
-    w.u64(m_leases.nextEpoch());
-    w.u64(m_leases.leases().size());
-    for (const auto &l : m_leases.leases()) {
-        w.u64(l.epoch);
-        w.f64(l.expiresAt);
-    }
-    w.u64(m_owners.size());
-    for (const auto &region : m_owners) {
-        std::vector<std::uint64_t> owners;
-        for (int e : region)
-            owners.push_back(std::uint64_t(std::int64_t(e)));
-        w.ids(owners);
-    }
-    w.u64(m_buffers.size());
-    for (const auto &[node, buffers] : m_buffers) {
-        w.i64(node);
-        w.tensor(buffers);
-    }
-    w.u64(m_lastDeltaAt.size());
-    for (const auto &[region, at] : m_lastDeltaAt) {
-        w.i64(region);
-        w.f64(at);
-    }
-    w.u64(m_shards.size());
-    for (const auto &s : m_shards) {
-        w.tensor(s.global);
-        w.tensor(s.momentum);
-        w.u64(s.version);
-        w.u64(s.checksums.size());
-        for (const auto &[version, checksum] : s.checksums) {
-            w.u64(version);
-            w.u64(checksum);
-        }
-        w.u64(s.regionCopy.size());
-        for (std::size_t r = 0; r < s.regionCopy.size(); ++r) {
-            w.tensor(s.regionCopy[r].published());
-            w.u64(s.regionCopy[r].version());
-            w.u64(r < s.regionChecksum.size() ? s.regionChecksum[r] : 0);
-        }
-        w.u64(s.merged.size());
-        for (const auto &seen : s.merged) {
-            w.u64(seen.size());
-            for (const auto &d : seen) {
-                w.u64(d.sequence);
-                w.u64(d.baseVersion);
-                w.u64(d.baseChecksum);
-            }
-        }
-    }
-    return w.finish();
-}
-
-void SynapticCenter::decodeState(const std::string &bytes, const std::string &source) {
-    StateReader r(bytes, source);
-    if (r.i64() != kCenterMark)
-        throw StateFileError(source + ": not a center's state (an owner's?)");
-    const std::string &device = m_ctx.model->device;
-    auto count = [&](std::uint64_t most, const char *what) {
-        const auto n = r.u64();
-        if (n > most)
-            throw StateFileError(source + ": " + std::to_string(n) + " " + what + ", at most " +
-                                 std::to_string(most) + " fit this cluster");
-        return n;
-    };
-    const auto edges = std::uint64_t(m_ctx.shape->edgeCount());
-    const auto regions = std::uint64_t(m_ctx.shape->regionCount());
-    const auto round = r.u64();
-    const auto mismatches = r.u64();
-    const double seconds = r.f64();
-    const auto nextEpoch = r.u64();
-    std::vector<Lease> leases(count(edges, "leases"));
-    if (leases.size() != edges)
-        throw StateFileError(source + ": leases for " + std::to_string(leases.size()) + " edges, the cluster has " +
-                             std::to_string(edges));
-    for (auto &l : leases) {
-        l.epoch = r.u64();
-        l.expiresAt = r.f64();
-    }
-    std::vector<std::vector<int>> owners(count(regions, "regions of owners"));
-    for (auto &region : owners)
-        for (auto e : r.ids()) {
-            if (std::int64_t(e) < -1 || std::int64_t(e) >= std::int64_t(edges))
-                throw StateFileError(source + ": owner edge " + std::to_string(std::int64_t(e)) + " does not exist");
-            region.push_back(int(std::int64_t(e)));
-        }
-    std::map<int, at::Tensor> buffers;
-    for (auto n = count(edges + 1, "buffer sets"); n > 0; --n) {
-        const int node = int(r.i64());
-        buffers[node] = r.tensor(device);
-    }
-    std::map<int, double> lastDeltaAt;
-    for (auto n = count(regions, "region times"); n > 0; --n) {
-        const int region = int(r.i64());
-        lastDeltaAt[region] = r.f64();
-    }
-    if (r.u64() != m_shards.size())
-        throw StateFileError(source + ": written for a plan with another number of shards");
-    std::vector<Shard> shards(m_shards.size());
-    for (std::size_t i = 0; i < shards.size(); ++i) {
-        auto &s = shards[i];
-        const auto expected = m_ctx.model->plan.shards[i].parameters;
-        s.global = r.tensor(device);
-        s.momentum = r.tensor(device);
-        if (!s.global.defined() || s.global.numel() != expected ||
-            (s.momentum.defined() && s.momentum.numel() != expected))
-            throw StateFileError(source + ": shard " + std::to_string(i) + " does not hold the " +
-                                 std::to_string(expected) + " values the plan says");
-        s.version = r.u64();
-        for (auto n = count(kChecksumHistory, "checksums"); n > 0; --n) {
-            const auto version = r.u64();
-            s.checksums.emplace_back(version, r.u64());
-        }
-        if (s.checksums.empty())
-            throw StateFileError(source + ": shard " + std::to_string(i) + " has no checksum");
-        s.regionCopy.resize(count(regions, "region copies"));
-        s.regionChecksum.resize(s.regionCopy.size());
-        for (std::size_t k = 0; k < s.regionCopy.size(); ++k) {
-            auto published = r.tensor(device);
-            const auto version = r.u64();
-            s.regionChecksum[k] = r.u64();
-            if (published.defined())
-                s.regionCopy[k].reset(published, version);
-        }
-        s.merged.resize(count(regions, "regions of merged deltas"));
-        for (auto &seen : s.merged)
-            for (auto n = count(kMergedHistory, "merged deltas"); n > 0; --n) {
-                MergedDelta d;
-                d.sequence = r.u64();
-                d.baseVersion = r.u64();
-                d.baseChecksum = r.u64();
-                seen.push_back(d);
-            }
-    }
-    r.expectEnd();
-    // Only a whole, checked file replaces the state.
-    m_round = round;
-    m_mismatches = mismatches;
-    if (seconds > 0)
-        m_leases.setLeaseSeconds(std::max(seconds, m_ctx.config->knobs.leaseSeconds));
-    m_leases.restore(std::move(leases), nextEpoch, 0, 0);
-    m_owners = std::move(owners);
-    m_buffers = std::move(buffers);
-    m_lastDeltaAt = std::move(lastDeltaAt);
-    m_shards = std::move(shards);
 }
 
 } // namespace synaptic::engine

@@ -38,6 +38,10 @@ public:
 
 private:
     enum Timer { kMergeDeadline = 1 };
+    static constexpr std::size_t kChecksumHistory = 16;
+    // Merged deltas remembered per region and shard (a resend that overtook
+    // a later delta is still recognised).
+    static constexpr std::size_t kMergedHistory = 8;
     struct Report {
         int region;
         int node;
@@ -45,10 +49,14 @@ private:
     };
     // A region's delta the center merged: an owner resending it (no answer
     // came) is answered again, never merged twice.
+    // The data's checksum tells a resend (the same delta, decoded the same
+    // way) from a new delta that reuses a sequence on the same base (an
+    // owner restarted from its older state file).
     struct MergedDelta {
         std::uint64_t sequence = 0;
         std::uint64_t baseVersion = 0;
         std::uint64_t baseChecksum = 0;
+        std::uint64_t dataChecksum = 0;
         bool operator==(const MergedDelta &) const = default;
     };
     struct Shard {
@@ -62,6 +70,10 @@ private:
         std::vector<DeltaPublisher> regionCopy;
         std::vector<std::uint64_t> regionChecksum;
         std::vector<std::deque<MergedDelta>> merged; // per region, recent first
+        // Per region: the answer last sent (memory only), sent again as it
+        // was when its delta comes again: a lossy answer re-coded, or the
+        // region's copy reset, would no longer match what the owner holds.
+        std::vector<ShardItem> lastAnswer;
         bool deadlineArmed = false;
         std::uint64_t deadlineGeneration = 0;
     };
@@ -72,14 +84,15 @@ private:
     void onHeartbeat(double now, const Message &m, Outbox &out);
     // A resent delta this center merged already: its answer again (the
     // whole global copy, so it applies whatever the region holds).
-    bool answerResent(int region, Shard &s, const ShardItem &item, Message &reply);
+    bool answerResent(int region, Shard &s, const ShardItem &item, Message &reply, bool &resynced);
     // Durable state (issue 15 §1): leases and epochs, owners, the global
     // shards with their optimizer state, versions, checksums and the
     // deltas merged; written at every merge, new epoch and owner change.
     // Reports waiting for a merge are not kept: their owners resend them.
     void persist(Outbox &out);
-    std::string encodeState() const;
+    std::string encodeState() const;        // synaptic_center_state.cpp
     void decodeState(const std::string &bytes, const std::string &source);
+    double m_writtenAt = 0;  // the newest state's time: leases valid then may have been renewed since
     // Regions with at least one edge whose lease is valid at `now`.
     std::set<int> heardRegions(double now) const;
 

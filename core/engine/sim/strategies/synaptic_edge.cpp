@@ -71,8 +71,11 @@ void SynapticEdge::start(double now, Outbox &out) {
     // started over an existing state file reloads it first.
     if (m_owner.crashed())
         m_owner.restoreAfterCrash(now, out);
+    else
+        m_owner.writeInitialState(out);
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
+    m_renewingEarly = false;
     m_left = false;
     sendHeartbeat(now, true, out);
     out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
@@ -221,14 +224,20 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     m_lease.onLease(measured, leaseClock(now));
     m_owner.observeLease(m_granted, m_edge);
     // When the lease runs out by this edge's clock.
-    out.timer(m_lease.lease().expiresAt + m_ctx.faults.leaseClockLagSeconds, kLeaseExpiry);
+    out.timer(m_lease.lease().expiresAt + leaseClockLag(), kLeaseExpiry);
     // A lease that ends before the next heartbeat's answer could come (a
     // restarted edge is told its old lease, unchanged, with little left):
-    // renew it now rather than lapse.
+    // renew it now rather than lapse. Once per short grant: the answer to
+    // an early renewal does not start another (a lease barely longer than
+    // the heartbeat period would otherwise renew at every round trip).
     const double roundTrip = std::max(0.0, leaseClock(now) - m_heartbeatSentAt);
     const double left = m_lease.lease().expiresAt - leaseClock(now);
-    if (!m_left && left > 0 && left < m_ctx.config->knobs.heartbeatSeconds + 2 * roundTrip)
+    const bool answersEarlyRenewal = m_renewingEarly;
+    m_renewingEarly = false;
+    if (!m_left && !answersEarlyRenewal && left > 0 && left < m_ctx.config->knobs.heartbeatSeconds + 2 * roundTrip) {
         sendHeartbeat(now, false, out);
+        m_renewingEarly = true;
+    }
     if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_ctx.faults.breakCatchUp) {
         m_lease.onCaughtUp(leaseClock(now)); // test-only: trains on whatever it cached
     } else if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {

@@ -67,12 +67,18 @@ private:
     // Seconds one training step takes: the compute model's, or in real time
     // what the replica measured.
     double stepSeconds() const;
-    // This edge's own clock: the cluster's, unless a clock-skew fault makes
-    // it run behind. The lease is measured on it from the heartbeat's send
-    // time, so an offset cancels out (with breakLeaseClock the edge reads
-    // the center's expiry on it instead and trusts a lapsed lease; the
-    // owners' epoch gate, fed the true send time, then stops its writes).
-    double leaseClock(double now) const { return now - m_ctx.faults.leaseClockLagSeconds; }
+    // The clock the lease is measured on. An edge measures its lease as a
+    // duration on its monotonic clock (`now`: the simulator's, or a live
+    // process's steady clock) from its heartbeat's send time, so a wall
+    // clock that is off, or is stepped while a lease runs, cannot stretch
+    // it. With breakLeaseClock (test-only) it reads the center's expiry
+    // timestamp on its wall clock instead, which a clock-skew fault sets
+    // behind: it then trusts a lapsed lease, and the owners' epoch gate,
+    // fed the true send time, is what stops its writes.
+    double leaseClock(double now) const {
+        return m_ctx.faults.breakLeaseClock ? now - m_ctx.faults.leaseClockLagSeconds : now;
+    }
+    double leaseClockLag() const { return m_ctx.faults.breakLeaseClock ? m_ctx.faults.leaseClockLagSeconds : 0; }
     // Values that include this edge's last window (Message::round).
     bool answersWindow(const Message &values) const { return values.round >= m_window; }
     int ownerNode(int shard) const { return ClusterShape::nodeOfEdge(m_owners[std::size_t(shard)]); }
@@ -87,6 +93,7 @@ private:
     EdgeLeaseState m_lease;  // the lease as this edge's clock measures it (what it acts on)
     Lease m_granted;         // the lease as the center granted it (what messages carry)
     double m_heartbeatSentAt = 0; // the last heartbeat, by this edge's clock
+    bool m_renewingEarly = false;  // the last heartbeat renewed a short lease early
     SynapticOwner m_owner;
     std::vector<Message> m_pendingValues;   // applied at the next step boundary
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer

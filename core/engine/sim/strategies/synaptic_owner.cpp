@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace synaptic::engine {
 
@@ -43,15 +44,13 @@ SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica)
     }
     for (int e : regionEdges())
         m_lastHeardRound[e] = 0;
-    if (ctx.stateStore) {
-        if (ctx.stateStore->read(ctx.node)) {
-            m_crashed = true; // a process started over its old state: start() reloads it
-        } else {
-            ctx.stateStore->write(ctx.node, encodeState()); // the state a crash before the first merge returns to
-            for (const auto &[id, s] : m_shards)
-                m_writtenVersion[id] = s.version;
-        }
-    }
+    if (ctx.stateStore && ctx.stateStore->read(ctx.node))
+        m_crashed = true; // a process started over its old state: start() reloads it
+}
+
+void SynapticOwner::writeInitialState(Outbox &out) {
+    if (m_ctx.stateStore && !m_crashed && m_writtenVersion.empty())
+        maybePersist(true, out); // the state a crash before the first merge returns to
 }
 
 std::vector<int> SynapticOwner::ownedShards() const {
@@ -364,6 +363,7 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         s.sentValues = s.values.clone();
         s.syncInFlight = true;
         s.syncSentAt = now;
+        s.resends = 0;
         s.mergesSinceSync = 0;
         d.shards.push_back(std::move(item));
     }
@@ -378,31 +378,37 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
     }
 }
 
+double SynapticOwner::resendDue(const Store &s) {
+    // Backs off (4, 8, 16, 32 s): a center that is down or far away is not
+    // flooded with copies of what its link is still carrying.
+    return s.syncSentAt + kSyncResendSeconds * double(1 << std::min(s.resends, 3));
+}
+
 void SynapticOwner::armResend(double now, Outbox &out) {
     if (m_resendArmed)
         return;
-    double earliest = -1;
+    std::optional<double> earliest;
     for (const auto &[id, s] : m_shards)
-        if (s.syncInFlight && (earliest < 0 || s.syncSentAt < earliest))
-            earliest = s.syncSentAt;
-    if (earliest < 0)
+        if (s.syncInFlight && s.sentDelta.defined())
+            earliest = std::min(earliest.value_or(resendDue(s)), resendDue(s));
+    if (!earliest)
         return;
     m_resendArmed = true;
-    out.timer(std::max(now, earliest + kSyncResendSeconds), kSyncResendTimer);
+    out.timer(std::max(now, *earliest), kSyncResendTimer);
 }
 
 void SynapticOwner::onSyncResendTimer(double now, Outbox &out) {
     m_resendArmed = false;
-    resendUnanswered(now, now - kSyncResendSeconds, out);
+    resendUnanswered(now, false, out);
 }
 
-void SynapticOwner::resendUnanswered(double now, double dueBy, Outbox &out) {
+void SynapticOwner::resendUnanswered(double now, bool all, Outbox &out) {
     Message d;
     d.kind = MessageKind::CenterDelta;
     d.to = kCenterNode;
     d.round = m_round;
     for (auto &[id, s] : m_shards) {
-        if (!s.syncInFlight || s.syncSentAt > dueBy + 1e-9 || !s.sentDelta.defined())
+        if (!s.syncInFlight || !s.sentDelta.defined() || (!all && resendDue(s) > now + 1e-9))
             continue;
         // The same delta under the same sequence and base: the center
         // merges it if the first copy never arrived, and only answers it
@@ -415,6 +421,7 @@ void SynapticOwner::resendUnanswered(double now, double dueBy, Outbox &out) {
         item.sequence = s.syncSequence;
         item.data = s.sentDelta;
         s.syncSentAt = now;
+        ++s.resends;
         d.shards.push_back(std::move(item));
     }
     if (!d.shards.empty()) {
@@ -667,11 +674,10 @@ void SynapticOwner::maybePersist(bool force, Outbox &out) {
             due = true;
     if (!due)
         return;
-    m_ctx.stateStore->write(m_ctx.node, encodeState());
+    out.persist(encodeState());
     for (const auto &[id, s] : m_shards)
         m_writtenVersion[id] = s.version;
     m_appliedSinceWrite.clear();
-    out.ledger(LedgerReport::Kind::StateWritten, 1);
 }
 
 std::string SynapticOwner::encodeState() const {
@@ -750,6 +756,9 @@ void SynapticOwner::decodeState(const std::string &bytes, const std::string &sou
         s.sentDelta = r.tensor(device);
         s.mergesSinceSync = int(r.i64());
         s.syncInFlight = r.flag();
+        if (s.syncInFlight && !s.sentDelta.defined())
+            throw StateFileError(source + ": shard " + std::to_string(id) +
+                                 " has a delta in flight to the center but not the delta");
         s.syncSequence = r.u64();
         if (auto residual = r.tensor(device); residual.defined())
             s.centerFeedback.setResidual(std::move(residual));
@@ -839,7 +848,7 @@ void SynapticOwner::restoreAfterCrash(double now, Outbox &out, bool previousGene
     // The answer to a delta in flight may have come while this node was
     // down: ask again now (the center never merges one delta twice).
     m_resendArmed = false;
-    resendUnanswered(now, now, out);
+    resendUnanswered(now, true, out);
 }
 
 void SynapticOwner::onRecoveryDeadline(double now, Outbox &out) {

@@ -57,8 +57,9 @@ public:
     // kRecoverySeconds: it resumes at the restored versions.
     void restoreAfterCrash(double now, Outbox &out, bool previousGeneration = false);
     bool crashed() const { return m_crashed; }
-    // Writes the durable state now (a clean stop).
-    void persistNow(Outbox &out) { maybePersist(true, out); }
+    // A first start with a store and nothing written yet: writes the state
+    // a crash before the first merge returns to.
+    void writeInitialState(Outbox &out);
 
     // Gradients buffered for a merge or waiting for their shard's handoff.
     std::vector<std::pair<int, std::uint64_t>> heldContributions() const; // (shard, id)
@@ -107,6 +108,7 @@ private:
         std::uint64_t syncSequence = 0; // of the last delta sent; its answer must carry it
         at::Tensor sentDelta;         // that delta as the center decodes it (what a resend carries)
         double syncSentAt = 0;        // when it was last sent (memory only)
+        int resends = 0;              // times it was sent again: each waits twice as long (memory only)
         std::vector<Pending> pending;
         ErrorFeedback centerFeedback; // what lossy center deltas left out (moves with the shard)
         DeltaPublisher published;     // the copy the region's edges hold (value deltas)
@@ -126,10 +128,11 @@ private:
     void sendValues(const std::vector<ShardItem> &updated, Outbox &out,
                     const std::vector<ShardItem> *toFinished = nullptr);
     void maybeSync(double now, bool force, Outbox &out);
-    // Sends again every delta in flight sent at or before `dueBy`, and arms
-    // the resend timer for those still in flight.
-    void resendUnanswered(double now, double dueBy, Outbox &out);
+    // Sends again every delta in flight whose wait is over (`all`: every
+    // one), and arms the resend timer for those still in flight.
+    void resendUnanswered(double now, bool all, Outbox &out);
     void armResend(double now, Outbox &out);
+    static double resendDue(const Store &s);
     void reportOwnerVersion(int shard, const Store &s, Outbox &out) const;
     // Durable state (issue 15 §1): written when a shard's version is
     // durable_every_merges past its last write, or when `force` (a center
