@@ -126,7 +126,9 @@ private Q_SLOTS:
 
         const QString restart = cluster.startEdge("eu-1");
         QVERIFY2(restart.isEmpty(), qPrintable(restart));
-        QVERIFY2(cluster.edgeLog("eu-1").contains("found: reloading it"), qPrintable(cluster.edgeLog("eu-1")));
+        // The log is appended to across restarts: wait for the new process's line.
+        QTRY_VERIFY2_WITH_TIMEOUT(cluster.edgeLog("eu-1").contains("found: reloading it"),
+                                  qPrintable(cluster.edgeLog("eu-1")), 60000);
         QVERIFY(cluster.waitFor(
             [&](const auto &ev) { return LiveCluster::leaseIndex(ev, 1, "training", trainingBefore) >= 0; }, 60000));
         const auto events = cluster.events();
