@@ -254,19 +254,29 @@ bool SynapticCenter::answerResent(int region, Shard &s, const ShardItem &item, M
     // The answer died with this center's memory: the whole global copy,
     // from which the region resyncs.
     resynced = true;
-    ShardItem answer;
-    answer.shard = item.shard;
-    answer.version = s.version;
-    answer.sequence = item.sequence;
-    answer.checksum = s.checksums.front().second;
-    answer.data = s.global.clone();
-    if (r < s.regionCopy.size() && m_ctx.config->codecs.center.codec != Codec::Fp32) {
-        // The region resyncs from this whole copy: later deltas start from it.
-        s.regionCopy[r].reset(s.global, s.version);
-        s.regionChecksum[r] = answer.checksum;
-    }
-    reply.shards.push_back(std::move(answer));
+    reply.shards.push_back(wholeAnswer(item.shard, s, r, item.sequence));
     return true;
+}
+
+ShardItem SynapticCenter::wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence) {
+    if (s.regionCopy.size() < std::size_t(m_ctx.shape->regionCount())) {
+        s.regionCopy.resize(std::size_t(m_ctx.shape->regionCount()));
+        s.regionChecksum.resize(s.regionCopy.size());
+    }
+    ShardItem item;
+    item.shard = id;
+    item.version = s.version;
+    item.sequence = sequence;
+    item.checksum = s.checksums.front().second;
+    item.data = s.global.clone();
+    // Later coded deltas to the region start from this copy.
+    auto &copy = s.regionCopy[region];
+    copy = DeltaPublisher{};
+    if (m_ctx.config->codecs.center.codec != Codec::Fp32) {
+        copy.reset(s.global, s.version);
+        s.regionChecksum[region] = item.checksum;
+    }
+    return item;
 }
 
 void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Outbox &out) {
@@ -386,14 +396,7 @@ ShardItem SynapticCenter::answerItem(int id, Shard &s, const Report &r) {
     }
     // Whole global copy: fp32, a region's first answer, or a region that is
     // not based on what this center sent it (it resyncs from here).
-    item.checksum = s.checksums.front().second;
-    item.data = s.global.clone();
-    copy = DeltaPublisher{};
-    if (codec.codec != Codec::Fp32) {
-        copy.reset(s.global, s.version);
-        s.regionChecksum[region] = item.checksum;
-    }
-    return item;
+    return wholeAnswer(id, s, region, r.item.sequence);
 }
 
 void SynapticCenter::persist(Outbox &out) {

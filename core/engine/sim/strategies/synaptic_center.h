@@ -80,6 +80,9 @@ private:
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
     ShardItem answerItem(int id, Shard &s, const Report &r);
+    // The whole global copy of shard `id` for `region`, which the region's
+    // later coded deltas then start from.
+    ShardItem wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence);
     void armDeadline(double now, int shard, Outbox &out);
     void onHeartbeat(double now, const Message &m, Outbox &out);
     // A resent delta this center merged already: its answer again (the

@@ -342,37 +342,48 @@ void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &ou
     }
 }
 
-void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
-    (void)now;
+ShardItem SynapticOwner::centerDeltaItem(int shard, const Store &s) {
+    ShardItem item;
+    item.shard = shard;
+    item.version = s.baseVersion;
+    item.checksum = s.baseChecksum;
+    item.sequence = s.syncSequence;
+    return item;
+}
+
+void SynapticOwner::sendCenterDelta(std::vector<ShardItem> items, Outbox &out) const {
     Message d;
     d.kind = MessageKind::CenterDelta;
     d.to = kCenterNode;
     d.round = m_round;
+    d.shards = std::move(items);
+    // The center evaluates the global model with the batch-norm statistics
+    // the regions' edges report here (no gradient carries them).
+    if (m_replica)
+        d.buffers = m_replica->buffers();
+    out.send(std::move(d));
+}
+
+void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
+    std::vector<ShardItem> items;
     const int every = m_ctx.config->knobs.centerSyncWindows;
     for (auto &[id, s] : m_shards) {
         if (s.syncInFlight || s.mergesSinceSync == 0 || (!force && s.mergesSinceSync < every))
             continue;
-        ShardItem item;
-        item.shard = id;
-        item.version = s.baseVersion;
-        item.checksum = s.baseChecksum;
+        ++s.syncSequence;
+        ShardItem item = centerDeltaItem(id, s);
         Coded coded = s.centerFeedback.compress(s.values - s.base, m_ctx.config->codecs.center);
         s.sentDelta = decode(coded);
         setCoded(item.data, item.coding, std::move(coded));
-        item.sequence = ++s.syncSequence;
         s.sentValues = s.values.clone();
         s.syncInFlight = true;
         s.syncSentAt = now;
         s.resends = 0;
         s.mergesSinceSync = 0;
-        d.shards.push_back(std::move(item));
+        items.push_back(std::move(item));
     }
-    if (!d.shards.empty()) {
-        // The center evaluates the global model with the batch-norm
-        // statistics the regions' edges report here (no gradient carries them).
-        if (m_replica)
-            d.buffers = m_replica->buffers();
-        out.send(std::move(d));
+    if (!items.empty()) {
+        sendCenterDelta(std::move(items), out);
         maybePersist(true, out); // the delta in flight and its sequence must survive a crash
         armResend(now, out);
     }
@@ -403,10 +414,7 @@ void SynapticOwner::onSyncResendTimer(double now, Outbox &out) {
 }
 
 void SynapticOwner::resendUnanswered(double now, bool all, Outbox &out) {
-    Message d;
-    d.kind = MessageKind::CenterDelta;
-    d.to = kCenterNode;
-    d.round = m_round;
+    std::vector<ShardItem> items;
     for (auto &[id, s] : m_shards) {
         if (!s.syncInFlight || !s.sentDelta.defined() || (!all && resendDue(s) > now + 1e-9))
             continue;
@@ -414,21 +422,15 @@ void SynapticOwner::resendUnanswered(double now, bool all, Outbox &out) {
         // merges it if the first copy never arrived, and only answers it
         // again if it did. Sent as fp32: the codec's error is already in
         // the residual, so the center must get exactly what it decoded.
-        ShardItem item;
-        item.shard = id;
-        item.version = s.baseVersion;
-        item.checksum = s.baseChecksum;
-        item.sequence = s.syncSequence;
+        ShardItem item = centerDeltaItem(id, s);
         item.data = s.sentDelta;
         s.syncSentAt = now;
         ++s.resends;
-        d.shards.push_back(std::move(item));
+        items.push_back(std::move(item));
     }
-    if (!d.shards.empty()) {
-        out.ledger(LedgerReport::Kind::CenterResent, d.shards.size());
-        if (m_replica)
-            d.buffers = m_replica->buffers();
-        out.send(std::move(d));
+    if (!items.empty()) {
+        out.ledger(LedgerReport::Kind::CenterResent, items.size());
+        sendCenterDelta(std::move(items), out);
     }
     armResend(now, out);
 }

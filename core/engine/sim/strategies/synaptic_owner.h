@@ -128,6 +128,10 @@ private:
     void sendValues(const std::vector<ShardItem> &updated, Outbox &out,
                     const std::vector<ShardItem> *toFinished = nullptr);
     void maybeSync(double now, bool force, Outbox &out);
+    // A center delta's item for the sync in flight (base and sequence; the
+    // caller adds the data), and the message that carries such items.
+    static ShardItem centerDeltaItem(int shard, const Store &s);
+    void sendCenterDelta(std::vector<ShardItem> items, Outbox &out) const;
     // Sends again every delta in flight whose wait is over (`all`: every
     // one), and arms the resend timer for those still in flight.
     void resendUnanswered(double now, bool all, Outbox &out);
