@@ -6,8 +6,11 @@
 // whole test set, time to recover, bytes lost.
 //
 //   build/dev/bench/synaptic-bench-faults [--config FILE] [--steps N]
-//       [--seeds N] [--faults a,b,...] [--strategies a,b,...] [--quick]
-//       [--threads N] [--json FILE]
+//       [--seeds N] [--first-seed S] [--faults a,b,...]
+//       [--strategies a,b,...] [--quick] [--threads N] [--json FILE]
+//
+// --first-seed S runs seeds S, S+1, ... (default: the config's seed), so
+// the seeds of a long matrix can run as separate processes.
 //
 // Runs train a fixed number of steps per edge, so a fault costs time, not
 // samples: the accuracy comparison asks whether the fault corrupted the
@@ -31,6 +34,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +52,7 @@ struct Options {
     std::string config = "tests/data/tiny_cluster.json";
     std::uint64_t steps = 120;
     int seeds = 3;
+    std::optional<std::uint64_t> firstSeed; // unset: the config's seed
     std::vector<std::string> faults;     // empty: every fault
     std::vector<std::string> strategies; // empty: every strategy a fault applies to
     bool quick = false;
@@ -70,7 +75,7 @@ std::vector<std::string> splitList(const std::string &v) {
 int usage(const char *why) {
     std::fprintf(stderr,
                  "synaptic-bench-faults: %s\nusage: synaptic-bench-faults [--config FILE] [--steps N] [--seeds N] "
-                 "[--faults a,b] [--strategies a,b] [--quick] [--threads N] [--json FILE]\n",
+                 "[--first-seed S] [--faults a,b] [--strategies a,b] [--quick] [--threads N] [--json FILE]\n",
                  why);
     return 2;
 }
@@ -166,6 +171,7 @@ int main(int argc, char **argv) {
             if (a == "--config") o.config = value();
             else if (a == "--steps") o.steps = std::stoull(value());
             else if (a == "--seeds") o.seeds = std::stoi(value());
+            else if (a == "--first-seed") o.firstSeed = std::stoull(value());
             else if (a == "--faults") o.faults = splitList(value());
             else if (a == "--strategies") o.strategies = splitList(value());
             else if (a == "--quick") o.quick = true;
@@ -210,7 +216,7 @@ int main(int argc, char **argv) {
     std::printf("%-18s %-13s %4s %-10s %9s %9s %8s %10s %11s\n", "fault", "strategy", "seed", "invariants",
                 "accuracy", "faultfree", "delta_pp", "recovery_s", "bytes_lost");
     for (int s = 0; s < o.seeds; ++s) {
-        const std::uint64_t seed = config.seed + std::uint64_t(s);
+        const std::uint64_t seed = o.firstSeed.value_or(config.seed) + std::uint64_t(s);
         for (const auto *fault : faults) {
             for (const auto &strategy : fault->strategies) {
                 if (!o.strategies.empty() &&
@@ -329,6 +335,7 @@ int main(int argc, char **argv) {
                              {"config", o.config},
                              {"steps_per_edge", o.steps},
                              {"seeds", o.seeds},
+                             {"first_seed", o.firstSeed.value_or(config.seed)},
                              {"accuracy_goal_pp", kAccuracyGoalPoints},
                              {"invariants", invariantNames()},
                              {"goals_met", goalsMet},
