@@ -24,7 +24,8 @@ std::string describeAuditHistory(const std::vector<engine::SimEvent> &events) {
         cacheVersions += a->cache ? 1 : 0;
     }
     const std::pair<K, const char *> names[] = {{K::Grant, "grants"}, {K::Send, "sends"},     {K::Apply, "applies"},
-                                                {K::Lost, "lost"},    {K::Version, "versions"}, {K::Serve, "serving"}};
+                                                {K::Lost, "lost"},    {K::Version, "versions"}, {K::Serve, "serving"},
+                                                {K::Merge, "center merges"}, {K::Restore, "restores"}};
     std::string parts;
     for (const auto &[kind, name] : names)
         if (const auto it = byKind.find(kind); it != byKind.end())

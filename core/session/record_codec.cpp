@@ -155,6 +155,7 @@ struct ToProto {
         p->set_answered(v.answered);
         p->set_abandoned(v.abandoned);
         p->set_pending(v.pending);
+        p->set_written_at(v.writtenAt);
     }
     void operator()(const e::CommandEvent &v) {
         m.set_time(v.time);
@@ -229,7 +230,7 @@ std::optional<e::SimEvent> fromProto(const pb::Event &m) {
     case pb::Event::kAudit: {
         const auto &p = m.audit();
         // An unknown kind from a newer writer is skipped, not misread.
-        if (p.kind() < 0 || p.kind() > int(e::AuditEvent::Kind::Serve))
+        if (p.kind() < 0 || p.kind() > int(e::AuditEvent::Kind::Restore))
             return std::nullopt;
         e::AuditEvent ev;
         ev.time = t;
@@ -250,6 +251,7 @@ std::optional<e::SimEvent> fromProto(const pb::Event &m) {
         ev.answered = p.answered();
         ev.abandoned = p.abandoned();
         ev.pending = p.pending();
+        ev.writtenAt = p.written_at();
         return ev;
     }
     default:

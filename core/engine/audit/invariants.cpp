@@ -141,6 +141,56 @@ void checkCatchUp(const std::vector<AuditEvent> &history, std::vector<Violation>
     }
 }
 
+// Lease epochs are one cluster-wide counter at the center: an epoch is
+// granted to one edge only, and an edge's epochs only go up. A center that
+// restarted without its counter (or from an old file without skipping
+// past what it had granted) grants an epoch again.
+void checkEpochs(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
+    std::map<std::uint64_t, std::pair<int, double>> holder; // epoch -> (edge node, first granted at)
+    std::map<int, std::uint64_t> newest;                     // edge node -> its newest epoch
+    for (const auto &e : history) {
+        if (e.kind != K::Grant || e.epoch == 0)
+            continue;
+        const auto [it, fresh] = holder.try_emplace(e.epoch, e.node, e.time);
+        if (!fresh && it->second.first != e.node)
+            out.push_back({"lease_epochs_unique", -1, e.node, e.time,
+                           "lease epoch " + std::to_string(e.epoch) + " granted here was granted to node " +
+                               std::to_string(it->second.first) + " at " + num(it->second.second) + " s"});
+        auto &mine = newest[e.node];
+        if (e.epoch < mine)
+            out.push_back({"lease_epochs_unique", -1, e.node, e.time,
+                           "lease epoch " + std::to_string(e.epoch) + " granted after epoch " + std::to_string(mine)});
+        mine = std::max(mine, e.epoch);
+    }
+}
+
+// The center merges each region delta once: a copy of one it merged (an
+// owner's resend after a lost answer, a duplicate on the link) is answered
+// again, never merged again. A delta is known by its region, shard, the
+// owner's sequence, the global version it is based on and its data's
+// checksum. A center restored from state written at W forgot its merges
+// after W (the global model lost them too), so merging one of those again
+// is its first time.
+void checkCenterMerges(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
+    using Delta = std::tuple<int, int, std::uint64_t, std::uint64_t, std::uint64_t>;
+    std::map<Delta, double> mergedAt;
+    for (const auto &e : history) {
+        if (e.kind == K::Restore && e.node == 0) {
+            std::erase_if(mergedAt, [&](const auto &m) { return m.second > e.writtenAt; });
+            continue;
+        }
+        if (e.kind != K::Merge || e.ids.empty())
+            continue;
+        const Delta d{e.region, e.shard, e.ids.front(), e.version, e.checksum};
+        const auto [it, fresh] = mergedAt.try_emplace(d, e.time);
+        if (!fresh)
+            out.push_back({"center_merges_once", e.shard, e.node, e.time,
+                           "region " + std::to_string(e.region) + "'s delta " + std::to_string(e.ids.front()) +
+                               " (based on version " + std::to_string(e.version) + ") was merged a second time, first at " +
+                               num(it->second) + " s"});
+    }
+}
+
 // Per edge, the newest Serve record: every request that arrived is
 // answered, died with its edge or is still being served; a read-only edge
 // (its lease lapsed by the grant history) keeps answering too.
@@ -196,7 +246,8 @@ const std::vector<std::string> &invariantNames() {
     static const std::vector<std::string> names{"versions_monotonic",       "sent_under_live_lease",
                                                 "applied_under_live_lease", "no_split_brain",
                                                 "applied_exactly_once",     "every_contribution_accounted",
-                                                "trains_after_catch_up",    "every_request_answered"};
+                                                "trains_after_catch_up",    "every_request_answered",
+                                                "lease_epochs_unique",      "center_merges_once"};
     return names;
 }
 
@@ -211,6 +262,8 @@ std::vector<Violation> checkInvariants(const std::vector<AuditEvent> &history, H
     if (scope != HistoryScope::StartsMidRun)
         checkCatchUp(history, out);
     checkServing(history, out);
+    checkEpochs(history, out);
+    checkCenterMerges(history, out);
     std::stable_sort(out.begin(), out.end(), [](const Violation &a, const Violation &b) { return a.time < b.time; });
     return out;
 }

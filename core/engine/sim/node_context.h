@@ -121,10 +121,17 @@ struct NodeContext {
         // monotonic clock from the heartbeat's send time: a lagging edge
         // trusts a lapsed lease.
         bool breakLeaseClock = false;
+        // Center: a copy of a region delta it merged already is merged
+        // again (resent after a lost answer, or duplicated on the link).
+        bool breakMergeOnce = false;
+        // Center: a restart does not take back the epoch counter, so
+        // epochs granted before the crash are granted again.
+        bool breakEpochCounter = false;
 
         bool breaksAGuard() const {
             return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
-                   breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock;
+                   breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock || breakMergeOnce ||
+                   breakEpochCounter;
         }
     } faults;
 

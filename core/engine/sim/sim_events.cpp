@@ -62,8 +62,10 @@ struct Describe {
             s += " region=" + num(e.region);
         if (e.epoch)
             s += " epoch=" + num(e.epoch) + " expires=" + num(e.expiresAt);
-        if (e.kind == AuditEvent::Kind::Version && !e.cache)
+        if ((e.kind == AuditEvent::Kind::Version && !e.cache) || e.kind == AuditEvent::Kind::Merge)
             s += " version=" + num(e.version) + " checksum=" + num(e.checksum);
+        if (e.kind == AuditEvent::Kind::Restore)
+            s += " written_at=" + num(e.writtenAt);
         if (e.cache)
             s += " cached";
         for (std::size_t i = 0; i < e.shards.size(); ++i)
@@ -95,6 +97,8 @@ const char *auditKindName(AuditEvent::Kind kind) {
     case AuditEvent::Kind::Lost: return "lost";
     case AuditEvent::Kind::Version: return "version";
     case AuditEvent::Kind::Serve: return "serve";
+    case AuditEvent::Kind::Merge: return "merge";
+    case AuditEvent::Kind::Restore: return "restore";
     }
     return "?";
 }

@@ -122,6 +122,10 @@ struct AuditEvent {
                  // -1); `cache`: edge `node` caches `shards[i]` at `versions[i]`
         Serve,   // edge node `node` so far: `requests` arrived, `answered`, `abandoned`
                  // (died with the edge), `pending` (being served now)
+        Merge,   // the center merged `region`'s delta for `shard`: owner sequence
+                 // `ids[0]`, based on global `version`, data `checksum`
+        Restore, // node `node` restarted from durable state it wrote at `writtenAt`:
+                 // what it did after that (merges, grants) died with its memory
     };
     double time = 0;
     Kind kind = Kind::Grant;
@@ -141,6 +145,7 @@ struct AuditEvent {
     std::uint64_t answered = 0;
     std::uint64_t abandoned = 0;
     std::uint64_t pending = 0;
+    double writtenAt = 0;               // Restore
 };
 const char *auditKindName(AuditEvent::Kind kind);
 

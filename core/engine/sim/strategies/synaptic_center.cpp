@@ -62,7 +62,15 @@ void SynapticCenter::revive(double now, bool fromOldState, Outbox &out) {
             throw StateFileError(where + ": no durable state to restart from");
         const auto older = fromOldState ? m_ctx.stateStore->readPrevious(m_ctx.node) : std::nullopt;
         decodeState(older ? *older : *newest, older ? where + ".prev" : where);
+        AuditEvent restored; // for the audit: merges and grants after m_writtenAt died with the memory
+        restored.time = now;
+        restored.kind = AuditEvent::Kind::Restore;
+        restored.node = m_ctx.node;
+        restored.writtenAt = m_writtenAt;
+        out.report(SimEvent{restored});
         m_leases.resumeAfterRestart(m_writtenAt, now, std::uint64_t(m_ctx.shape->edgeCount()));
+        if (m_ctx.faults.breakEpochCounter) // test-only: epochs granted before the crash are granted again
+            m_leases.restore(std::vector<Lease>(m_leases.leases()), 1);
         if (older) {
             // The newer file may have named one more version: skip past it
             // (the values are unchanged, so regions based on either match).
@@ -242,7 +250,7 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
 
 bool SynapticCenter::answerResent(int region, Shard &s, const ShardItem &item, Message &reply, bool &resynced) {
     const auto r = std::size_t(region);
-    if (r >= s.merged.size())
+    if (r >= s.merged.size() || m_ctx.faults.breakMergeOnce)
         return false;
     const MergedDelta seen{item.sequence, item.version, item.checksum, tensorChecksum(item.data)};
     if (std::find(s.merged[r].begin(), s.merged[r].end(), seen) == s.merged[r].end())
@@ -256,6 +264,19 @@ bool SynapticCenter::answerResent(int region, Shard &s, const ShardItem &item, M
     resynced = true;
     reply.shards.push_back(wholeAnswer(item.shard, s, r, item.sequence));
     return true;
+}
+
+SimEvent SynapticCenter::mergeRecord(double now, int shard, const Report &r, std::uint64_t dataChecksum) const {
+    AuditEvent e;
+    e.time = now;
+    e.kind = AuditEvent::Kind::Merge;
+    e.node = m_ctx.node;
+    e.shard = shard;
+    e.region = r.region;
+    e.version = r.item.version;
+    e.checksum = dataChecksum;
+    e.ids = {r.item.sequence};
+    return e;
 }
 
 ShardItem SynapticCenter::wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence) {
@@ -308,10 +329,12 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
                 continue;
             }
             valid.push_back(&r);
+            const std::uint64_t dataChecksum = tensorChecksum(r.item.data);
+            out.report(mergeRecord(now, id, r, dataChecksum));
             if (s.merged.size() < std::size_t(m_ctx.shape->regionCount()))
                 s.merged.resize(std::size_t(m_ctx.shape->regionCount()));
             auto &seen = s.merged[region];
-            seen.push_front({r.item.sequence, r.item.version, r.item.checksum, tensorChecksum(r.item.data)});
+            seen.push_front({r.item.sequence, r.item.version, r.item.checksum, dataChecksum});
             if (seen.size() > kMergedHistory)
                 seen.pop_back();
         }

@@ -83,6 +83,9 @@ private:
     // The whole global copy of shard `id` for `region`, which the region's
     // later coded deltas then start from.
     ShardItem wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence);
+    // The audit record of one region's delta merged (AuditEvent::Merge):
+    // the center_merges_once checker reads these, not answerResent's verdict.
+    SimEvent mergeRecord(double now, int shard, const Report &r, std::uint64_t dataChecksum) const;
     void armDeadline(double now, int shard, Outbox &out);
     void onHeartbeat(double now, const Message &m, Outbox &out);
     // A resent delta this center merged already: its answer again (the
