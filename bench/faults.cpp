@@ -16,8 +16,9 @@
 // samples: the accuracy comparison asks whether the fault corrupted the
 // model, and recovery_s what it cost in time. --quick: the CI subset (one
 // seed, fewer faults, synaptic only, shorter runs).
-// Exit status: 0 every invariant held in every run and every accuracy
-// within the goal where training goes on; 3 a goal missed; 1 a run
+// Exit status: 0 every invariant held in every run and every synaptic
+// accuracy within the goal where training goes on (baselines are shown,
+// not held to it); 3 a goal missed; 1 a run
 // failed; 2 bad arguments.
 #include "faults_bench/fault_catalog.h"
 
@@ -241,7 +242,12 @@ int main(int argc, char **argv) {
                     // Training goes on in every fault here (a cut-off part trains again after the
                     // heal, a killed node after its revive); the table says so per row.
                     const bool trainingGoesOn = run.result.stoppedEarly.empty();
-                    const bool accuracyOk = !trainingGoesOn || delta >= -kAccuracyGoalPoints;
+                    // The goal is Synaptic's promise (docs/RELIABILITY.md). The
+                    // baselines were not built to it (no durable state, no
+                    // leases): their rows show what the same fault costs them,
+                    // and are not held to the goal.
+                    const bool heldToGoal = strategy == "synaptic";
+                    const bool accuracyOk = !trainingGoesOn || !heldToGoal || delta >= -kAccuracyGoalPoints;
                     goalsMet = goalsMet && held && accuracyOk && run.recovered;
                     std::printf("%-18s %-13s %4llu %-10s %9.4f %9.4f %+8.2f %10s %11llu%s\n", fault->name.c_str(),
                                 strategy.c_str(), (unsigned long long)seed,
@@ -250,7 +256,10 @@ int main(int argc, char **argv) {
                                 std::isnan(run.recoverySeconds) ? "-"
                                 : run.recovered ? std::to_string(run.recoverySeconds).substr(0, 6).c_str()
                                                 : "never",
-                                (unsigned long long)run.result.bytesLost, accuracyOk ? "" : "  (accuracy goal missed)");
+                                (unsigned long long)run.result.bytesLost,
+                                !accuracyOk                          ? "  (accuracy goal missed)"
+                                : !heldToGoal && delta < -kAccuracyGoalPoints ? "  (baseline, not held to the goal)"
+                                                                      : "");
                     for (std::size_t i = 0; i < run.violations.size() && i < 3; ++i)
                         std::printf("    %s\n", describeViolation(run.violations[i]).c_str());
                     scenarios.push_back(
@@ -267,6 +276,7 @@ int main(int argc, char **argv) {
                          {"fault_free_accuracy", base.result.finalAccuracy},
                          {"accuracy_delta_pp", delta},
                          {"training_goes_on", trainingGoesOn},
+                         {"held_to_accuracy_goal", heldToGoal},
                          {"recovery_s", std::isnan(run.recoverySeconds) || !run.recovered ? json(nullptr)
                                                                                              : json(run.recoverySeconds)},
                          {"recovered", run.recovered},
