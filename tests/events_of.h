@@ -29,6 +29,16 @@ inline std::vector<std::string> stateEventTexts(const std::vector<synaptic::engi
     return out;
 }
 
+// What the views' queue carries of those: everything but the audit history,
+// which goes to recorders and checkers only (Simulation's observer).
+inline std::vector<std::string> viewStateEventTexts(const std::vector<synaptic::engine::SimEvent> &events) {
+    std::vector<std::string> out;
+    for (const auto &e : events)
+        if (!synaptic::engine::SimEventSamples::isSample(e) && !std::holds_alternative<synaptic::engine::AuditEvent>(e))
+            out.push_back(synaptic::engine::describeEvent(e));
+    return out;
+}
+
 // Bytes per link (from, to node ids) over every LinkBytesEvent of a stream.
 inline std::map<std::pair<int, int>, std::uint64_t> bytesPerLink(const std::vector<synaptic::engine::SimEvent> &events) {
     std::map<std::pair<int, int>, std::uint64_t> total;

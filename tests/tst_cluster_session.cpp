@@ -183,7 +183,7 @@ private Q_SLOTS:
               qPrintable(status.join(" | ")));
         QVERIFY(shown.size() < engineStream.size()); // samples were coalesced...
         QVERIFY(status.join("\n").contains("coalesced"));
-        QCOMPARE(stateEventTexts(shown), stateEventTexts(engineStream)); // ...and no state event was lost
+        QCOMPARE(viewStateEventTexts(shown), viewStateEventTexts(engineStream)); // ...and no state event was lost
         QCOMPARE(bytesPerLink(shown), bytesPerLink(engineStream));
 
         std::map<int, std::string> lastMode;

@@ -59,7 +59,8 @@ struct Simulation::Impl {
                      [this](Message &&m) { deliver(std::move(m)); }, options.messageTap,
                      [this](const Message &m, const char *why) {
                          auditDropped(loop.now(), m, why, [this](AuditEvent e) { emit(std::move(e)); });
-                     }}),
+                     },
+                     [this](int n) { return std::size_t(n) < incarnation.size() ? incarnation[std::size_t(n)] : 0; }}),
           folder({w.routing.get(), &w.ledger, [this](SimEvent e) { emit(std::move(e)); },
                   [this](std::uint64_t samples) {
                       world.samplesTrained += samples;
@@ -83,7 +84,11 @@ struct Simulation::Impl {
         hash.add(e);
         if (options.observer)
             options.observer(e);
-        if (options.queue)
+        // The audit history (thousands of events per virtual second) is for
+        // recorders and checkers, which take it from the observer on this
+        // thread; no view shows it, and as state events (never coalesced)
+        // it would grow the views' queue without bound behind a busy GUI.
+        if (options.queue && !std::holds_alternative<AuditEvent>(e))
             options.queue->push(std::move(e));
     }
 
