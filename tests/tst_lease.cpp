@@ -135,6 +135,26 @@ private Q_SLOTS:
         QVERIFY(fresh.epoch > first.epoch); // expired: a new epoch, only after the old one ended
     }
 
+    // A center restarted from an older state file still has an edge's
+    // earlier lease on record (stretched by the restart) while the edge
+    // holds a newer epoch the lost file named: the edge gets a new epoch,
+    // never the older one it would ignore (and stay read-only).
+    void anEdgeHoldingAForgottenEpochGetsANewOne() {
+        LeaseRegistry center(2, 10.0);
+        const Lease first = center.heartbeat(0, 0, 0.0); // epoch 1, until 10
+        const auto olderLeases = center.leases();
+        const auto olderNext = center.nextEpoch();
+        center.heartbeat(1, 0, 1.0);                       // epoch 2 to edge 1
+        const Lease newer = center.heartbeat(0, first.epoch, 11.0); // lapsed: epoch 3
+        QVERIFY(newer.epoch > first.epoch);
+        center.restore(olderLeases, olderNext); // the file from before epochs 2 and 3
+        center.resumeAfterRestart(5.0, 12.0, 2);
+        const Lease answer = center.heartbeat(0, newer.epoch, 12.5);
+        QVERIFY2(answer.epoch > newer.epoch, qPrintable(QString("edge 0 holds epoch %1, was told %2")
+                                                            .arg(newer.epoch).arg(answer.epoch)));
+        QVERIFY(answer.validAt(12.5));
+    }
+
     void badArguments() {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, LeaseRegistry(2, 0.0));
         LeaseRegistry center(2, 5.0);

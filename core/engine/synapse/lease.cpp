@@ -24,7 +24,12 @@ LeaseRegistry::LeaseRegistry(int edges, double leaseSeconds) : m_leases(std::siz
 Lease LeaseRegistry::heartbeat(int edge, std::uint64_t heldEpoch, double now) {
     checkEdge(edge, m_leases.size());
     Lease &current = m_leases[std::size_t(edge)];
-    if (current.validAt(now)) {
+    // An edge holding an epoch newer than this center's record was granted
+    // it by this center before a restart from an older state file: the
+    // lease on record is one the edge has left behind, so it gets a new
+    // epoch (past every one the newer file could have named: see
+    // resumeAfterRestart) instead of being told an epoch it would ignore.
+    if (current.validAt(now) && heldEpoch <= current.epoch) {
         // A renewal never shortens a lease (a shorter lease_seconds knob
         // applies to new grants and as renewals catch up): the edge may act
         // on the expiry it was already told, and the center must not grant

@@ -21,7 +21,9 @@ public:
     // An edge's heartbeat presenting the epoch it holds. A valid lease is
     // renewed (same epoch, new expiry); an expired or never-granted one is
     // replaced by a new epoch. An edge presenting an old epoch while a newer
-    // one is valid is told the current lease, unchanged.
+    // one is valid is told the current lease, unchanged; one presenting a
+    // newer epoch than the record (granted before a restart from an older
+    // state file) gets a new epoch.
     Lease heartbeat(int edge, std::uint64_t heldEpoch, double now);
     // The edge leaves cleanly: its lease of `heldEpoch` ends now (a later
     // heartbeat gets a new epoch). An older epoch releases nothing.
