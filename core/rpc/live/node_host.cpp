@@ -76,6 +76,19 @@ void NodeHost::dispatch(double now, engine::Outbox &out) {
 }
 
 void NodeHost::run() {
+    // A state file that cannot be written or read back (StateFileError,
+    // naming it) stops the process with a message, not std::terminate from
+    // this thread; every file already written is whole (atomic writes).
+    try {
+        loop();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "synaptic-node: node %d stopped: %s\n", m_node->id(), e.what());
+        std::fflush(stderr);
+        std::_Exit(1);
+    }
+}
+
+void NodeHost::loop() {
     {
         engine::Outbox out;
         const double now = m_clock.now();

@@ -70,7 +70,8 @@ private:
         Task task;
     };
 
-    void run();
+    void run();  // the worker: loop(), stopping the process on an error it cannot recover from
+    void loop();
     void dispatch(double now, engine::Outbox &out);
 
     std::unique_ptr<engine::SimNode> m_node;

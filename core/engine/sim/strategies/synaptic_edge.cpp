@@ -473,6 +473,7 @@ void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &
     std::size_t next = 0;
     for (int shard : heirs.empty() ? std::vector<int>{} : m_owner.ownedShards())
         m_owner.moveShard(now, shard, heirs[next++ % heirs.size()], out);
+    m_owner.persistOnStop(out); // what it still owns (no heirs) keeps every merge
     // Give the lease back: the center need not wait for it to lapse (and
     // stops counting this edge's region once its other edges are gone).
     m_left = true;

@@ -60,6 +60,9 @@ public:
     // A first start with a store and nothing written yet: writes the state
     // a crash before the first merge returns to.
     void writeInitialState(Outbox &out);
+    // A clean stop writes the state now, whatever K says: nothing merged
+    // since the last write is lost (issue 15 §1).
+    void persistOnStop(Outbox &out) { maybePersist(true, out); }
 
     // Gradients buffered for a merge or waiting for their shard's handoff.
     std::vector<std::pair<int, std::uint64_t>> heldContributions() const; // (shard, id)
