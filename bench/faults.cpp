@@ -248,7 +248,11 @@ int main(int argc, char **argv) {
                     // and are not held to the goal.
                     const bool heldToGoal = strategy == "synaptic";
                     const bool accuracyOk = !trainingGoesOn || !heldToGoal || delta >= -kAccuracyGoalPoints;
-                    goalsMet = goalsMet && held && accuracyOk && run.recovered;
+                    // Every fault here heals or revives: a synaptic run that stalls
+                    // (stopped with exchanges that never completed) is a liveness
+                    // failure, not a place where training cannot go on.
+                    const bool live = trainingGoesOn || !heldToGoal;
+                    goalsMet = goalsMet && held && accuracyOk && run.recovered && live;
                     std::printf("%-18s %-13s %4llu %-10s %9.4f %9.4f %+8.2f %10s %11llu%s\n", fault->name.c_str(),
                                 strategy.c_str(), (unsigned long long)seed,
                                 !audited ? "n/a" : held ? "held" : "VIOLATED", run.result.finalAccuracy,
@@ -257,7 +261,8 @@ int main(int argc, char **argv) {
                                 : run.recovered ? std::to_string(run.recoverySeconds).substr(0, 6).c_str()
                                                 : "never",
                                 (unsigned long long)run.result.bytesLost,
-                                !accuracyOk                          ? "  (accuracy goal missed)"
+                                !live                                ? "  (stalled: stopped early)"
+                                : !accuracyOk                        ? "  (accuracy goal missed)"
                                 : !heldToGoal && delta < -kAccuracyGoalPoints ? "  (baseline, not held to the goal)"
                                                                       : "");
                     for (std::size_t i = 0; i < run.violations.size() && i < 3; ++i)

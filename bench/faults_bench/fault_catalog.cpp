@@ -76,7 +76,7 @@ std::vector<FaultScenario> build() {
                        editLinkDuringWindow(sim, w, edgeOfRegion0(sim), kCenter, sim.world().config.edgeCenter,
                                             [](engine::LinkSpec &l) { l.latencySeconds += 0.001; });
                    }});
-    out.push_back({"kill_edge", "a cache edge (owns no probed shard) dies and comes back", kAll, true,
+    out.push_back({"kill_edge", "an edge of region 0 other than shard 0's owner (it owns other shards) dies and comes back", kAll, true,
                    [](engine::Simulation &sim, const FaultWindow &w) { killAndRevive(sim, edgeOfRegion0(sim), w); }});
     out.push_back({"kill_owner", "the owner of shard 0 dies mid-window and restarts from its state file", kSynaptic,
                    true, [](engine::Simulation &sim, const FaultWindow &w) {
