@@ -10,6 +10,8 @@ namespace synaptic::engine {
 namespace {
 
 using K = AuditEvent::Kind;
+// kCenterNode (message.h), not included: the checkers build without LibTorch.
+constexpr int kCenterNodeId = 0;
 // The reasons owners give for contributions whose merge a crash undid
 // (synaptic_owner.cpp): merged after the last durable write, or past the
 // old state file a node restarted from.
@@ -32,7 +34,7 @@ void checkVersions(const std::vector<AuditEvent> &history, std::vector<Violation
             return;
         if (version < it->second)
             out.push_back({"versions_monotonic", shard, e.node, e.time,
-                           std::string(e.cache ? "cached copy" : e.node == 0 ? "center copy" : "owner copy") +
+                           std::string(e.cache ? "cached copy" : e.node == kCenterNodeId ? "center copy" : "owner copy") +
                                " went back from version " + std::to_string(it->second) + " to " +
                                std::to_string(version)});
         it->second = std::max(it->second, version);
@@ -175,7 +177,7 @@ void checkCenterMerges(const std::vector<AuditEvent> &history, std::vector<Viola
     using Delta = std::tuple<int, int, std::uint64_t, std::uint64_t, std::uint64_t>;
     std::map<Delta, double> mergedAt;
     for (const auto &e : history) {
-        if (e.kind == K::Restore && e.node == 0) {
+        if (e.kind == K::Restore && e.node == kCenterNodeId) {
             std::erase_if(mergedAt, [&](const auto &m) { return m.second > e.writtenAt; });
             continue;
         }

@@ -39,7 +39,8 @@ namespace synaptic::engine {
 // outcome yet is indeterminate, as in Jepsen, not a violation. StartsMidRun
 // (a recording begun while the run was going): what happened before it is
 // unknown, so only what needs no beginning is checked (versions never go
-// back, no split brain, nothing applied twice).
+// back, no split brain, nothing applied twice, requests answered, epochs
+// unique, merges once); not the lease checks, the accounting or catch-up.
 enum class HistoryScope { Whole, CutShort, StartsMidRun };
 
 // Returns the violations in time order; empty when every invariant holds.
