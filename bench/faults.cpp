@@ -248,7 +248,8 @@ int main(int argc, char **argv) {
                     // and are not held to the goal.
                     const bool heldToGoal = strategy == "synaptic";
                     const bool accuracyOk = !trainingGoesOn || !heldToGoal || delta >= -kAccuracyGoalPoints;
-                    // Every fault here heals or revives: a synaptic run that stalls
+                    // Every fault here ends (a heal, a revive, or a slowdown that
+                    // never stops training): a synaptic run that stalls
                     // (stopped with exchanges that never completed) is a liveness
                     // failure, not a place where training cannot go on.
                     const bool live = trainingGoesOn || !heldToGoal;

@@ -153,6 +153,10 @@ private Q_SLOTS:
         QVERIFY2(answer.epoch > newer.epoch, qPrintable(QString("edge 0 holds epoch %1, was told %2")
                                                             .arg(newer.epoch).arg(answer.epoch)));
         QVERIFY(answer.validAt(12.5));
+        // An epoch no center granted (past the counter) changes nothing.
+        const Lease bogus = center.heartbeat(1, 1000, 13.0);
+        QVERIFY(bogus.epoch < 1000);
+        QCOMPARE(center.heartbeat(1, 1000, 13.5).epoch, bogus.epoch);
     }
 
     void badArguments() {

@@ -85,25 +85,14 @@ void SimTransport::send(Message m) {
         m_counters.bytesLost += bytes;
         track(m, false); // send() tracks it again
         const double rto = l.busyUntil() - m_loop.now() + 2 * l.spec().latencySeconds;
-        retryAt(m_loop.now() + rto, std::move(m));
+        m_loop.at(m_loop.now() + rto, [this, m]() mutable { send(std::move(m)); });
     } else if (isReliable(m.kind)) {
         // The sender's transport keeps retrying until the link is back.
         track(m, false);
-        retryAt(m_loop.now() + kReliableRetrySeconds, std::move(m));
+        m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
     } else {
         drop(m, "link_down");
     }
-}
-
-void SimTransport::retryAt(double at, Message m) {
-    const std::uint64_t sender = m_hooks.incarnation ? m_hooks.incarnation(m.from) : 0;
-    m_loop.at(at, [this, m, sender]() mutable {
-        if (m_hooks.incarnation && m_hooks.incarnation(m.from) != sender) {
-            drop(m, "sender_crashed"); // killed (and maybe revived) since: its send queue died with it
-            return;
-        }
-        send(std::move(m));
-    });
 }
 
 void SimTransport::drop(const Message &m, const char *reason) {
@@ -120,7 +109,7 @@ void SimTransport::deliver(Message m) {
         if (m_hooks.exists(m.to) && isReliable(m.kind)) {
             // A reliable sender keeps retrying until the receiver is back.
             track(m, false);
-            retryAt(m_loop.now() + kReliableRetrySeconds, std::move(m));
+            m_loop.at(m_loop.now() + kReliableRetrySeconds, [this, m]() mutable { send(std::move(m)); });
             return;
         }
         drop(m, "receiver_down");

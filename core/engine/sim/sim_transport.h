@@ -51,10 +51,6 @@ public:
         // A message that will never arrive (link down, receiver dead), and
         // why; the audit reports the contributions it carried lost. May be empty.
         std::function<void(const Message &, const char *reason)> dropped;
-        // How many times the node was killed: a retry (a loss retransmit, a
-        // reliable send waiting for its link or receiver) lives in the
-        // sender's transport and dies with it. May be empty (never killed).
-        std::function<std::uint64_t(int node)> incarnation;
     };
 
     SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks);
@@ -91,8 +87,6 @@ private:
     void deliver(Message m);
     void drop(const Message &m, const char *reason);
     void track(const Message &m, bool add);
-    // Sends `m` again at `at` unless its sender was killed meanwhile.
-    void retryAt(double at, Message m);
 
     EventLoop &m_loop;
     const ClusterConfig &m_config;

@@ -59,8 +59,7 @@ struct Simulation::Impl {
                      [this](Message &&m) { deliver(std::move(m)); }, options.messageTap,
                      [this](const Message &m, const char *why) {
                          auditDropped(loop.now(), m, why, [this](AuditEvent e) { emit(std::move(e)); });
-                     },
-                     [this](int n) { return std::size_t(n) < incarnation.size() ? incarnation[std::size_t(n)] : 0; }}),
+                     }}),
           folder({w.routing.get(), &w.ledger, [this](SimEvent e) { emit(std::move(e)); },
                   [this](std::uint64_t samples) {
                       world.samplesTrained += samples;

@@ -29,7 +29,11 @@ Lease LeaseRegistry::heartbeat(int edge, std::uint64_t heldEpoch, double now) {
     // lease on record is one the edge has left behind, so it gets a new
     // epoch (past every one the newer file could have named: see
     // resumeAfterRestart) instead of being told an epoch it would ignore.
-    if (current.validAt(now) && heldEpoch <= current.epoch) {
+    // Only an epoch this center could have granted (below its counter):
+    // a bogus higher one changes nothing, or every heartbeat would burn an
+    // epoch and a state write.
+    const bool forgotten = heldEpoch > current.epoch && heldEpoch < m_nextEpoch;
+    if (current.validAt(now) && !forgotten) {
         // A renewal never shortens a lease (a shorter lease_seconds knob
         // applies to new grants and as renewals catch up): the edge may act
         // on the expiry it was already told, and the center must not grant
