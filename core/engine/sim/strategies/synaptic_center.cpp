@@ -279,11 +279,15 @@ SimEvent SynapticCenter::mergeRecord(double now, int shard, const Report &r, std
     return e;
 }
 
-ShardItem SynapticCenter::wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence) {
+void SynapticCenter::sizeRegionCopies(Shard &s) const {
     if (s.regionCopy.size() < std::size_t(m_ctx.shape->regionCount())) {
         s.regionCopy.resize(std::size_t(m_ctx.shape->regionCount()));
         s.regionChecksum.resize(s.regionCopy.size());
     }
+}
+
+ShardItem SynapticCenter::wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence) {
+    sizeRegionCopies(s);
     ShardItem item;
     item.shard = id;
     item.version = s.version;
@@ -396,10 +400,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
 ShardItem SynapticCenter::answerItem(int id, Shard &s, const Report &r) {
     const CodecSpec &codec = m_ctx.config->codecs.center;
     const auto region = std::size_t(r.region);
-    if (s.regionCopy.size() < std::size_t(m_ctx.shape->regionCount())) {
-        s.regionCopy.resize(std::size_t(m_ctx.shape->regionCount()));
-        s.regionChecksum.resize(s.regionCopy.size());
-    }
+    sizeRegionCopies(s);
     ShardItem item;
     item.shard = id;
     item.version = s.version;

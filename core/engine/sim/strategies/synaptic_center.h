@@ -80,6 +80,8 @@ private:
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
     ShardItem answerItem(int id, Shard &s, const Report &r);
+    // One region copy (and its checksum) per region, for coded answers.
+    void sizeRegionCopies(Shard &s) const;
     // The whole global copy of shard `id` for `region`, which the region's
     // later coded deltas then start from.
     ShardItem wholeAnswer(int id, Shard &s, std::size_t region, std::uint64_t sequence);
