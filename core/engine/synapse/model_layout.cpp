@@ -1,6 +1,7 @@
 #include "model_layout.h"
 
 #include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
 
 #include <stdexcept>
 
@@ -33,7 +34,10 @@ std::vector<LayerLayout> layoutOf(const torch::nn::Module &model) {
         }
         LayerLayout layer;
         layer.name = child.key();
-        layer.kind = weight->dim() == 4 ? LayerLayout::Kind::Conv : LayerLayout::Kind::Linear;
+        const bool table = child.value()->as<torch::nn::EmbeddingBag>() || child.value()->as<torch::nn::Embedding>();
+        layer.kind = table ? LayerLayout::Kind::Embedding
+                     : weight->dim() == 4 ? LayerLayout::Kind::Conv
+                                          : LayerLayout::Kind::Linear;
         layer.rows = weight->size(0);
         layer.paramsPerRow = perRow;
         layer.tensors = std::move(names);
