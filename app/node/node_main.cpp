@@ -12,6 +12,10 @@
 #include "core/data/data_error.h"
 #include "core/engine/console_progress.h"
 #include "core/engine/device.h"
+#include "core/engine/embeddings/hot_update_report.h"
+#include "core/engine/embeddings/langid_scenario.h"
+
+#include <nlohmann/json.hpp>
 #include "core/engine/inference/serve_runner.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_report.h"
@@ -90,7 +94,26 @@ int withoutSessions(const char *what) {
 
 } // namespace
 
+// sim --task langid: the hot-update scenario on the language-ID task.
+static int runLangIdSim(const app::NodeCommand &cmd) {
+    const auto r = engine::runLangIdScenario(cmd.sim, [](const engine::HotUpdateProgress &p) {
+        std::fprintf(stderr, "\rlangid: %.2f / %.1f virtual s, %llu steps", p.virtualTime, p.duration,
+                     (unsigned long long)p.steps);
+    });
+    std::fprintf(stderr, "\n");
+    std::printf("langid, %s: %zu regions, %d edges, center sync every %.2f s\n%s",
+                r.hotUpdates ? "hot updates" : "center sync only", r.regions.size(), r.edges, r.centerSyncPeriod,
+                engine::hotUpdateSummary(r.hotUpdates ? "hot updates" : "center sync only", r).c_str());
+    if (!cmd.reportPath.empty()) {
+        engine::writeFileAtomically(cmd.reportPath, engine::hotUpdateJson(r).dump(2) + "\n");
+        std::printf("report written to %s\n", cmd.reportPath.c_str());
+    }
+    return r.lagViolations == 0 && r.versionRegressions == 0 ? kExitOk : app::kExitDamaged; // an audit caught a broken guard
+}
+
 int app::runSim(const app::NodeCommand &cmd, const engine::SimRunHooks &hooks) {
+    if (cmd.sim.task == "langid")
+        return runLangIdSim(cmd);
     const auto results = engine::runStrategies(cmd.sim, [](const engine::StrategyResult &r) {
         std::fprintf(stderr, "%s: accuracy %.4f, %llu samples, %.2f virtual s, %.1f s wall (%.1f s evaluating)\n",
                      r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds,

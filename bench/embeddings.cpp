@@ -1,0 +1,231 @@
+// bench/embeddings: hot updates of embedding shards (issue 16), on the
+// language-ID task over Debian's fortune files, on the default topology.
+//
+//   build/dev/bench/synaptic-bench-embeddings [--config FILE] [--seed S]
+//       [--duration S] [--fortune-dir DIR] [--threads N] [--json FILE]
+//
+// 1. The task itself: the fastText-style model trained in one process against
+//    a character-trigram naive Bayes baseline, test accuracy per language.
+// 2. The scenario twice, the same seed: hot updates on (owners forward row
+//    changes owner to owner, at once) and off (rows cross regions only with
+//    the periodic center sync). Part-way, one region starts seeing a language
+//    no region has seen; measured: per new row, the virtual time from its
+//    first update to every edge holding it; the bytes of sparse row messages
+//    against shipping whole shards; the new language's accuracy at the other
+//    regions' edges against the origin region's.
+// Exit status: 0 every goal met, 3 a goal missed, 1 a run failed, 2 bad
+// arguments.
+#include "core/data/data_error.h"
+#include "core/data/fortune_corpus.h"
+#include "core/engine/config_error.h"
+#include "core/engine/embeddings/hot_update_report.h"
+#include "core/engine/embeddings/hot_update_sim.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/tasks/langid_model.h"
+#include "core/engine/tasks/langid_training.h"
+#include "core/engine/tasks/trigram_baseline.h"
+
+#include <ATen/Parallel.h>
+#include <nlohmann/json.hpp>
+#include <torch/utils.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+using namespace synaptic;
+using namespace synaptic::engine;
+using nlohmann::json;
+
+namespace {
+
+// Issue 16's goals.
+constexpr double kPresenceP99Goal = 0.5;       // s of virtual time
+constexpr double kBytesRatioGoal = 20.0;
+constexpr double kGapGoalPoints = 2.0;
+constexpr double kSpeedupGoal = 5.0;
+constexpr double kLangIdAccuracyGoal = 0.95;
+
+struct Options {
+    std::string config = SYNAPTIC_DEFAULT_CONFIG;
+    std::uint64_t seed = 1;
+    double duration = 0; // 0: the scenario's default
+    std::string fortuneDir;
+    int threads = 2;
+    double lr = 0;            // 0: the scenario's default
+    double newLanguageAt = 0; // 0: the scenario's default
+    std::string json;
+    std::string commandLine;
+};
+
+int usage(const std::string &why) {
+    std::fprintf(stderr,
+                 "synaptic-bench-embeddings: %s\nusage: synaptic-bench-embeddings [--config FILE] [--seed S] "
+                 "[--duration S] [--new-language-at S] [--lr X] [--fortune-dir DIR] [--threads N] [--json FILE]\n",
+                 why.c_str());
+    return 2;
+}
+
+json scoreJson(const LangIdScore &s, const data::TextCorpus &corpus) {
+    json per = json::object();
+    for (std::size_t c = 0; c < corpus.languages.size(); ++c)
+        per[corpus.languages[c].code] = s.perClass[c];
+    return {{"accuracy", s.accuracy}, {"macro_accuracy", s.macroAccuracy}, {"per_language", per}};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    for (int i = 0; i < argc; ++i)
+        o.commandLine += (i ? " " : "") + std::string(argv[i]);
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string a = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc)
+                    throw std::invalid_argument(a + " needs a value");
+                return argv[++i];
+            };
+            if (a == "--config") o.config = value();
+            else if (a == "--seed") o.seed = std::stoull(value());
+            else if (a == "--duration") o.duration = std::stod(value());
+            else if (a == "--fortune-dir") o.fortuneDir = value();
+            else if (a == "--threads") o.threads = std::stoi(value());
+            else if (a == "--lr") o.lr = std::stod(value());
+            else if (a == "--new-language-at") o.newLanguageAt = std::stod(value());
+            else if (a == "--json") o.json = value();
+            else return usage("unknown option " + a);
+        }
+    } catch (const std::exception &e) {
+        return usage(e.what());
+    }
+    at::set_num_threads(std::max(1, o.threads));
+
+    try {
+        const ClusterConfig config = loadClusterConfig(o.config);
+        HotUpdateOptions scenario;
+        scenario.seed = o.seed;
+        if (o.duration > 0)
+            scenario.duration = o.duration;
+        if (o.lr > 0)
+            scenario.lr = o.lr;
+        if (o.newLanguageAt > 0)
+            scenario.newLanguageAt = o.newLanguageAt;
+        data::FortuneOptions fo;
+        fo.maxPerLanguage = scenario.maxPerLanguage;
+        const auto corpus = data::loadFortuneCorpus(data::resolveFortuneDir(o.fortuneDir), fo);
+        std::printf("corpus: %zu train, %zu test texts in %zu languages from %s", corpus.train.size(),
+                    corpus.test.size(), corpus.classCount(), corpus.source.c_str());
+        std::printf(" (%zu files skipped)\n", corpus.skipped.size());
+        for (const auto &s : corpus.skipped)
+            std::printf("  skipped %s: %s\n", s.path.c_str(), s.reason.c_str());
+
+        // 1. The task in one process, against the baseline.
+        data::NgramOptions ngrams;
+        ngrams.buckets = scenario.buckets;
+        ngrams.maxN = scenario.ngramMax;
+        const auto train = encodeTexts(corpus.train, ngrams);
+        const auto test = encodeTexts(corpus.test, ngrams);
+        torch::manual_seed(o.seed);
+        LangIdNet reference(LangIdShape{scenario.buckets, scenario.dim, std::int64_t(corpus.classCount())});
+        LangIdTrainOptions to;
+        to.seed = o.seed;
+        const auto t0 = std::chrono::steady_clock::now();
+        trainLangId(*reference, train, to);
+        const double trainWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const auto langid = evaluateLangId(*reference, test, int(corpus.classCount()));
+        TrigramBaseline baseline(int(corpus.classCount()));
+        baseline.train(corpus.train);
+        const auto base = scorePredictions(baseline.predict(corpus.test), test.labels, int(corpus.classCount()));
+        std::printf("language ID, one process, %d epochs (%.0f s): test accuracy %.4f (macro %.4f); trigram naive "
+                    "Bayes baseline %.4f (macro %.4f)\n  per language (model / baseline):",
+                    to.epochs, trainWall, langid.accuracy, langid.macroAccuracy, base.accuracy, base.macroAccuracy);
+        for (std::size_t c = 0; c < corpus.classCount(); ++c)
+            std::printf(" %s %.3f/%.3f", corpus.languages[c].code.c_str(), langid.perClass[c], base.perClass[c]);
+        std::printf("\n");
+
+        // 2. The scenario, with and without hot updates.
+        auto progress = [](const char *name) {
+            return [name](const HotUpdateProgress &p) {
+                std::fprintf(stderr, "\r  %s: %.2f / %.1f virtual s, %llu steps   ", name, p.virtualTime, p.duration,
+                             (unsigned long long)p.steps);
+            };
+        };
+        scenario.hotUpdates = true;
+        const auto hot = runHotUpdateScenario(config, corpus, scenario, progress("hot updates"));
+        std::fprintf(stderr, "\n");
+        scenario.hotUpdates = false;
+        const auto cold = runHotUpdateScenario(config, corpus, scenario, progress("center sync only"));
+        std::fprintf(stderr, "\n");
+
+        const double syncPeriod = hot.centerSyncPeriod;
+        const double ratio = hot.sparseEmbeddingBytes > 0
+                                 ? double(hot.wholeShardEmbeddingBytes) / double(hot.sparseEmbeddingBytes)
+                                 : 0.0;
+        const double gap = finalGapPoints(hot, scenario.newLanguageRegion);
+        const double speedup = hot.caughtUpAfter > 0 && cold.caughtUpAfter > 0 ? cold.caughtUpAfter / hot.caughtUpAfter
+                               : hot.caughtUpAfter > 0                         ? INFINITY
+                                                                               : 0.0;
+        std::printf("scenario on %s: %zu regions, %d edges, %d embedding shards per region (%.1f %% of the "
+                    "parameters each); '%s' reaches region %s at %.1f s; center sync every %.2f s; %.1f virtual s\n",
+                    o.config.c_str(), hot.regions.size(), hot.edges, hot.shardsPerRegion, 100.0 * hot.shardShare,
+                    scenario.newLanguage.c_str(), hot.regions[std::size_t(scenario.newLanguageRegion)].c_str(),
+                    scenario.newLanguageAt, syncPeriod, scenario.duration);
+        std::printf("%s%s", hotUpdateSummary("hot updates", hot).c_str(),
+                    hotUpdateSummary("center sync only", cold).c_str());
+
+        struct Goal {
+            const char *what;
+            bool met;
+        };
+        const Goal goals[] = {
+            {"language-ID test accuracy >= 95 %", langid.accuracy >= kLangIdAccuracyGoal},
+            {"new rows at every edge, p99 <= 0.5 s", hot.presenceP99 <= kPresenceP99Goal && hot.rowsTracked > 0},
+            {"without hot updates, p99 >= one center-sync period", cold.presenceP99 >= syncPeriod},
+            {"sparse deltas >= 20x fewer bytes than whole shards", ratio >= kBytesRatioGoal},
+            {"new-language accuracy at the other regions within 2 pp at the end", gap <= kGapGoalPoints},
+            {"caught up >= 5x sooner than with center syncs alone", speedup >= kSpeedupGoal},
+            {"lag bound never exceeded, no row version went back",
+             hot.lagViolations == 0 && cold.lagViolations == 0 && hot.versionRegressions == 0 &&
+                 cold.versionRegressions == 0},
+        };
+        bool allMet = true;
+        std::printf("goals:\n");
+        std::printf("  presence p99 %.3f s (hot) vs %.3f s (center only); bytes ratio %.1fx; gap %.2f pp; speedup "
+                    "%.1fx (%.2f s vs %.2f s)\n",
+                    hot.presenceP99, cold.presenceP99, ratio, gap, speedup, hot.caughtUpAfter, cold.caughtUpAfter);
+        for (const auto &g : goals) {
+            std::printf("  [%s] %s\n", g.met ? "met" : "MISSED", g.what);
+            allMet = allMet && g.met;
+        }
+        std::printf("reproduce: %s\n", o.commandLine.c_str());
+
+        if (!o.json.empty()) {
+            json j = {{"langid_test_accuracy", langid.accuracy},
+                      {"baseline_test_accuracy", base.accuracy},
+                      {"row_presence_p99_s", hot.presenceP99},
+                      {"row_presence_p99_s_without_hot_updates", cold.presenceP99},
+                      {"row_presence_p99_s_without_slow_edges", hot.presenceP99WithoutSlowEdges},
+                      {"sparse_vs_whole_bytes_ratio", ratio},
+                      {"new_language_accuracy_gap_pp", gap},
+                      {"speedup_vs_center_sync", std::isfinite(speedup) ? speedup : 1e9},
+                      {"center_sync_period_s", syncPeriod},
+                      {"langid", scoreJson(langid, corpus)},
+                      {"baseline", scoreJson(base, corpus)},
+                      {"hot", hotUpdateJson(hot)},
+                      {"center_sync_only", hotUpdateJson(cold)},
+                      {"goals_met", allMet},
+                      {"command", o.commandLine}};
+            std::ofstream(o.json) << j.dump(2) << "\n";
+        }
+        return allMet ? 0 : 3;
+    } catch (const data::DataError &e) {
+        std::fprintf(stderr, "synaptic-bench-embeddings: %s\n", e.what());
+        return 1;
+    } catch (const ConfigError &e) {
+        std::fprintf(stderr, "synaptic-bench-embeddings: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,91 @@
+#pragma once
+
+#include "hot_update_options.h"
+
+#include "core/data/fortune_corpus.h"
+#include "core/engine/sim/cluster_config.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace synaptic::engine {
+
+// What one run of the hot-update scenario measured.
+struct HotUpdateResult {
+    bool hotUpdates = true;
+    std::vector<std::string> regions;
+    int edges = 0;
+    int shardsPerRegion = 0;     // embedding shards (the classifier is one more)
+    double shardShare = 0;       // of all parameters, the largest shard
+    double edgeShareMin = 0, edgeShareMax = 0; // of all parameters, owned per edge
+    std::vector<std::string> planProblems;     // the planner's bound warnings
+    double windowSeconds = 0;    // an aggregation window (owners merge once per window)
+    double centerSyncPeriod = 0; // s between owners' reports to the center
+
+    // Row presence (s of virtual time from a new row's first update to every edge holding it).
+    std::size_t rowsTracked = 0;
+    std::size_t rowsUnresolved = 0;
+    double presenceP50 = 0, presenceP99 = 0, presenceMax = 0;
+    // The same p99 over every edge but those behind a configured last mile
+    // (listed in slowEdges), and the mean time to each edge.
+    double presenceP99WithoutSlowEdges = 0;
+    std::vector<int> slowEdges;
+    std::vector<double> presenceMeanByEdge;
+
+    // Bytes on the wire, by traffic class.
+    std::uint64_t gradientBytes = 0;      // edge -> owner, sparse rows
+    std::uint64_t publishBytes = 0;       // owner -> region's edges, sparse rows
+    std::uint64_t ownerToOwnerBytes = 0;  // owner -> other regions' owners (hot updates)
+    std::uint64_t centerBytes = 0;        // owners <-> center
+    std::uint64_t catchUpBytes = 0;       // edges asking, owners answering
+    // Embedding-shard messages (gradients, publishes, owner to owner) as sent,
+    // and what the same messages cost shipping the whole shard each time.
+    std::uint64_t sparseEmbeddingBytes = 0;
+    std::uint64_t wholeShardEmbeddingBytes = 0;
+
+    // Accuracy over time at one probe edge per region.
+    struct EvalPoint {
+        double time = 0;
+        std::vector<double> newLanguage; // per region
+        std::vector<double> overall;     // per region, on a fixed test subset of every language
+    };
+    std::vector<EvalPoint> evals;
+    // Seconds after the new language arrived until its accuracy at every other
+    // region's probe was within 2 pp of the origin region's, with the origin at
+    // >= 50 %; negative: never in the run.
+    double caughtUpAfter = -1;
+
+    // The lag guard: publishes lost on the way, catch-ups asked, steps an edge
+    // put off until caught up, and the audit's count of rows used lagging more
+    // than the bound behind the newest publish the edge had seen (must be 0).
+    std::uint64_t publishesLost = 0;
+    std::uint64_t catchUps = 0;
+    std::uint64_t stepsDeferred = 0;
+    std::uint64_t lagViolations = 0;
+    std::uint64_t maxLagSeen = 0;
+    std::uint64_t versionRegressions = 0; // rows whose version went down anywhere (must be 0)
+    std::uint64_t overlapsDropped = 0;
+    std::uint64_t publishesSplit = 0;     // publishes cut to a slow link's budget, new rows first    // coalesced changes overlapping what the center filled
+
+    double heldShareMean = 0, heldShareMin = 0; // of the table's rows, per edge, at the end
+    std::uint64_t steps = 0;
+    std::uint64_t samples = 0;
+    double virtualSeconds = 0;
+    double wallSeconds = 0;
+};
+
+struct HotUpdateProgress {
+    double virtualTime;
+    double duration;
+    std::uint64_t steps;
+};
+
+// Runs the scenario on `config`'s regions, edges and links with `corpus`
+// (which must hold options.newLanguage). Deterministic for options.seed.
+HotUpdateResult runHotUpdateScenario(const ClusterConfig &config, const data::TextCorpus &corpus,
+                                     const HotUpdateOptions &options,
+                                     const std::function<void(const HotUpdateProgress &)> &progress = {});
+
+} // namespace synaptic::engine

@@ -1,0 +1,29 @@
+#include "langid_scenario.h"
+
+#include "core/data/fortune_corpus.h"
+#include "core/engine/sim/cluster_config.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace synaptic::engine {
+
+HotUpdateResult runLangIdScenario(const SimRunRequest &request,
+                                  const std::function<void(const HotUpdateProgress &)> &progress) {
+    const ClusterConfig config = loadClusterConfig(request.configPath);
+    HotUpdateOptions options;
+    options.seed = request.seed.value_or(config.seed);
+    options.hotUpdates = request.hotUpdates;
+    if (request.virtualSeconds > 0)
+        options.duration = request.virtualSeconds;
+    at::set_num_threads(request.threads > 0 ? request.threads
+                                            : std::max(1, int(std::thread::hardware_concurrency())));
+    data::FortuneOptions corpusOptions;
+    corpusOptions.maxPerLanguage = options.maxPerLanguage;
+    const auto corpus = data::loadFortuneCorpus(data::resolveFortuneDir(request.dataDir), corpusOptions);
+    return runHotUpdateScenario(config, corpus, options, progress);
+}
+
+} // namespace synaptic::engine

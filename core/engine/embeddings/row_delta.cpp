@@ -1,0 +1,177 @@
+#include "row_delta.h"
+
+#include <ATen/ops/from_blob.h>
+#include <torch/types.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace synaptic::engine {
+
+namespace {
+at::Tensor indexTensor(const std::vector<std::int64_t> &rows, std::int64_t offset, const at::Device &device) {
+    std::vector<std::int64_t> local(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        local[i] = rows[i] - offset;
+    return torch::from_blob(local.data(), {std::int64_t(local.size())}, torch::kInt64).clone().to(device);
+}
+} // namespace
+
+std::uint64_t RowDelta::wireBytes() const {
+    const std::uint64_t perRow = 8 + 8 + (values.defined() && values.dim() == 2 ? 4 * std::uint64_t(values.size(1)) : 0);
+    return 16 + perRow * rows.size(); // a shard id and a row count ahead of the rows
+}
+
+VersionedRows::VersionedRows(std::int64_t begin, at::Tensor values, bool holdsAll)
+    : m_begin(begin), m_values(std::move(values)), m_versions(std::size_t(m_values.size(0)), 0),
+      m_held(std::size_t(m_values.size(0)), holdsAll), m_heldCount(holdsAll ? std::size_t(m_values.size(0)) : 0) {}
+
+std::size_t VersionedRows::local(std::int64_t row) const {
+    if (row < m_begin || row >= end())
+        throw std::out_of_range("row " + std::to_string(row) + " is outside shard rows [" + std::to_string(m_begin) +
+                                ", " + std::to_string(end()) + ")");
+    return std::size_t(row - m_begin);
+}
+
+RowDelta VersionedRows::applyGradients(const std::vector<std::int64_t> &rows, const at::Tensor &grads, double lr,
+                                       int shard) {
+    torch::NoGradGuard noGrad;
+    RowDelta change;
+    change.shard = shard;
+    change.rows = rows;
+    for (auto r : rows)
+        local(r); // every row is checked before any changes: no half-applied update
+    change.values = grads * (-lr);
+    const auto index = indexTensor(rows, m_begin, m_values.device());
+    m_values.index_add_(0, index, change.values.to(m_values.device()));
+    for (auto r : rows) {
+        const auto i = local(r);
+        change.versions.push_back(++m_versions[i]);
+        if (!m_held[i]) {
+            m_held[i] = true;
+            ++m_heldCount;
+        }
+    }
+    return change;
+}
+
+RowDelta VersionedRows::addChange(const RowDelta &change) {
+    torch::NoGradGuard noGrad;
+    RowDelta applied;
+    applied.shard = change.shard;
+    applied.rows = change.rows;
+    applied.values = change.values;
+    for (auto r : change.rows)
+        local(r);
+    m_values.index_add_(0, indexTensor(change.rows, m_begin, m_values.device()), change.values.to(m_values.device()));
+    for (auto r : change.rows) {
+        const auto i = local(r);
+        applied.versions.push_back(++m_versions[i]);
+        if (!m_held[i]) {
+            m_held[i] = true;
+            ++m_heldCount;
+        }
+    }
+    return applied;
+}
+
+RowDelta VersionedRows::snapshot(const std::vector<std::int64_t> &rows, int shard) const {
+    RowDelta out;
+    out.shard = shard;
+    out.rows = rows;
+    for (auto r : rows)
+        out.versions.push_back(m_versions[local(r)]);
+    out.values = m_values.index_select(0, indexTensor(rows, m_begin, m_values.device())).clone();
+    return out;
+}
+
+std::size_t VersionedRows::acceptValues(const RowDelta &published) {
+    torch::NoGradGuard noGrad;
+    std::vector<std::int64_t> take;      // positions in `published`
+    std::vector<std::int64_t> takeLocal; // rows here
+    for (std::size_t k = 0; k < published.rows.size(); ++k) {
+        const auto i = local(published.rows[k]);
+        if (published.versions[k] <= m_versions[i] && m_held[i])
+            continue;
+        if (published.versions[k] < m_versions[i])
+            continue; // never back, held or not
+        m_versions[i] = published.versions[k];
+        if (!m_held[i]) {
+            m_held[i] = true;
+            ++m_heldCount;
+        }
+        take.push_back(std::int64_t(k));
+        takeLocal.push_back(std::int64_t(i));
+    }
+    if (take.empty())
+        return 0;
+    const auto device = m_values.device();
+    const auto from = torch::from_blob(take.data(), {std::int64_t(take.size())}, torch::kInt64).clone();
+    const auto to = torch::from_blob(takeLocal.data(), {std::int64_t(takeLocal.size())}, torch::kInt64).clone().to(device);
+    m_values.index_copy_(0, to, published.values.index_select(0, from.to(published.values.device())).to(device));
+    return take.size();
+}
+
+void VersionedRows::markHeld(const std::vector<std::int64_t> &rows) {
+    for (auto r : rows) {
+        const auto i = local(r);
+        if (!m_held[i]) {
+            m_held[i] = true;
+            ++m_heldCount;
+        }
+    }
+}
+
+RowShardMap::RowShardMap(const ShardPlan &plan, const std::string &layer) {
+    for (const auto &shard : plan.shards) {
+        if (shard.layer != layer)
+            continue;
+        if (!m_ends.empty() && shard.rowBegin != m_ends.back())
+            throw std::invalid_argument("shards of layer '" + layer + "' are not contiguous at row " +
+                                        std::to_string(shard.rowBegin));
+        m_ids.push_back(shard.id);
+        m_begins.push_back(shard.rowBegin);
+        m_ends.push_back(shard.rowEnd);
+    }
+    if (m_ids.empty())
+        throw std::invalid_argument("the plan has no shard of layer '" + layer + "'");
+}
+
+int RowShardMap::shardOf(std::int64_t row) const {
+    const auto it = std::upper_bound(m_begins.begin(), m_begins.end(), row);
+    const auto i = std::size_t(it - m_begins.begin());
+    if (i == 0 || row >= m_ends[i - 1])
+        throw std::out_of_range("row " + std::to_string(row) + " is outside the table's " + std::to_string(rows()) +
+                                " rows");
+    return m_ids[i - 1];
+}
+
+void VersionedRows::markHeld(std::int64_t row) {
+    const auto i = local(row);
+    if (!m_held[i]) {
+        m_held[i] = true;
+        ++m_heldCount;
+    }
+}
+
+std::vector<ShardRows> splitByShard(const at::Tensor &rows, const at::Tensor &grads, const RowShardMap &map) {
+    std::vector<ShardRows> out;
+    const auto cpuRows = rows.to(torch::kCPU).contiguous();
+    const auto *r = cpuRows.data_ptr<std::int64_t>();
+    const std::int64_t n = cpuRows.numel();
+    std::int64_t from = 0;
+    while (from < n) {
+        const int shard = map.shardOf(r[from]);
+        std::int64_t to = from;
+        ShardRows part{shard, {}, {}};
+        while (to < n && map.shardOf(r[to]) == shard)
+            part.rows.push_back(r[to++]);
+        part.grads = grads.narrow(0, from, to - from);
+        out.push_back(std::move(part));
+        from = to;
+    }
+    return out;
+}
+
+} // namespace synaptic::engine

@@ -1,0 +1,99 @@
+#pragma once
+
+#include "core/engine/synapse/shard_planner.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+#include <cstdint>
+#include <vector>
+
+namespace synaptic::engine {
+
+// What travels for an embedding shard (DESIGN.md §1, hot embedding update):
+// only the rows a window touched, each with its row version. Owner to edge it
+// carries the rows' new values (an edge that already holds a newer version
+// ignores the row, so a late or repeated message never moves a row back);
+// owner to owner it carries the change (added to the receiver's own copy, so
+// regions' updates commute).
+struct RowDelta {
+    int shard = 0;
+    std::vector<std::int64_t> rows;      // absolute table rows, ascending, unique
+    std::vector<std::uint64_t> versions; // per row: the sender's version after the update
+    at::Tensor values;                   // float [rows, dim]: new values, or the change
+
+    std::size_t size() const { return rows.size(); }
+    // Bytes on the wire: 8 per row index, 8 per version, 4 per value (fp32).
+    std::uint64_t wireBytes() const;
+};
+
+// Rows [begin, end) of an embedding table with a version per row, and for an
+// edge, which rows it holds at all. Owners keep one per owned shard; an edge
+// keeps one per shard over its model's table (a view, so accepted rows land in
+// the model it trains). Versions only go up. One thread at a time.
+class VersionedRows {
+public:
+    // `values` [end - begin, dim]: the storage (a view is kept, not copied).
+    VersionedRows(std::int64_t begin, at::Tensor values, bool holdsAll);
+
+    std::int64_t begin() const { return m_begin; }
+    std::int64_t end() const { return m_begin + std::int64_t(m_versions.size()); }
+    std::uint64_t version(std::int64_t row) const { return m_versions[std::size_t(row - m_begin)]; }
+    bool holds(std::int64_t row) const { return m_held[std::size_t(row - m_begin)]; }
+    std::size_t heldCount() const { return m_heldCount; }
+    std::size_t rowCount() const { return m_versions.size(); }
+    const at::Tensor &values() const { return m_values; }
+
+    // Owner: plain SGD on the summed gradient rows of a window (`rows`
+    // absolute and unique, `grads` [k, dim]); every touched row's version goes
+    // up by one. Returns the rows' change, stamped with the new versions.
+    RowDelta applyGradients(const std::vector<std::int64_t> &rows, const at::Tensor &grads, double lr, int shard);
+    // Owner: adds another region's change to the same rows; versions go up.
+    // Returns the change as applied here, stamped with this copy's versions.
+    RowDelta addChange(const RowDelta &change);
+    // The current values of `rows` with their versions (what edges receive).
+    RowDelta snapshot(const std::vector<std::int64_t> &rows, int shard) const;
+    // Edge: takes every row of `published` newer than the one held; returns
+    // how many were taken (older or equal ones are skipped).
+    std::size_t acceptValues(const RowDelta &published);
+    // Edge: marks rows its own data touched as held (their values came with
+    // the initial model: every copy starts from the same seeded table).
+    void markHeld(const std::vector<std::int64_t> &rows);
+    void markHeld(std::int64_t row);
+
+private:
+    std::size_t local(std::int64_t row) const;
+
+    std::int64_t m_begin;
+    at::Tensor m_values;
+    std::vector<std::uint64_t> m_versions;
+    std::vector<bool> m_held;
+    std::size_t m_heldCount = 0;
+};
+
+// Which shard of a plan holds each row of one table layer: the layer's
+// shards are contiguous row ranges in row order (planShards splits that way).
+class RowShardMap {
+public:
+    RowShardMap(const ShardPlan &plan, const std::string &layer);
+
+    int shardOf(std::int64_t row) const;
+    const std::vector<int> &shards() const { return m_ids; }
+    std::int64_t rows() const { return m_ends.empty() ? 0 : m_ends.back(); }
+
+private:
+    std::vector<int> m_ids;
+    std::vector<std::int64_t> m_begins;
+    std::vector<std::int64_t> m_ends;
+};
+
+// Splits sorted unique absolute rows and their gradient rows by shard.
+struct ShardRows {
+    int shard;
+    std::vector<std::int64_t> rows;
+    at::Tensor grads;
+};
+std::vector<ShardRows> splitByShard(const at::Tensor &rows, const at::Tensor &grads, const RowShardMap &map);
+
+} // namespace synaptic::engine

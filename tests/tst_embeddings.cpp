@@ -1,0 +1,242 @@
+// Embedding shards and their hot updates (issue 16): sparse row merges,
+// row versions, owner-to-owner ordering, the lag bound (and a broken guard
+// the audit catches), the language-ID model and the task registry.
+#include "core/data/fortune_corpus.h"
+#include "core/engine/config_error.h"
+#include "core/engine/embeddings/embedding_owner.h"
+#include "core/engine/embeddings/hot_update_sim.h"
+#include "core/engine/embeddings/row_delta.h"
+#include "core/engine/sim/cluster_config.h"
+#include "core/engine/synapse/model_layout.h"
+#include "core/engine/tasks/langid_model.h"
+#include "core/engine/tasks/langid_training.h"
+#include "core/engine/tasks/task_registry.h"
+#include "core/engine/tasks/trigram_baseline.h"
+
+#include <QTest>
+
+#include <torch/torch.h>
+
+#include <cstdlib>
+
+using namespace synaptic;
+using namespace synaptic::engine;
+
+namespace {
+
+std::string testData(const std::string &name) {
+    const char *dir = std::getenv("SYNAPTIC_TEST_DATA");
+    return std::string(dir ? dir : "tests/data") + "/" + name;
+}
+
+// A small corpus: four languages, the scenario's new one among them.
+const data::TextCorpus &smallCorpus() {
+    static const data::TextCorpus corpus = [] {
+        data::FortuneOptions o;
+        o.maxPerLanguage = 300;
+        o.languages = {"en", "de", "ru", "eo"};
+        return data::loadFortuneCorpus(data::resolveFortuneDir(""), o);
+    }();
+    return corpus;
+}
+
+HotUpdateOptions smallScenario() {
+    HotUpdateOptions o;
+    o.buckets = 1 << 14;
+    o.duration = 1.5;
+    o.newLanguageAt = 0.5;
+    o.warmStartEpochs = 1;
+    o.evalEvery = 0.5;
+    o.evalSubset = 100;
+    o.maxPerLanguage = 300;
+    return o;
+}
+
+} // namespace
+
+class TestEmbeddings : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+
+    void aSparseMergeEqualsTheDenseOneOnTouchedRows() {
+        torch::manual_seed(3);
+        const auto initial = torch::randn({100, 8});
+        auto sparseTable = initial.clone();
+        VersionedRows rows(1000, sparseTable, /*holdsAll=*/true); // rows 1000..1099
+        const std::vector<std::int64_t> touched{1003, 1017, 1042};
+        const auto grads = torch::randn({3, 8});
+        const auto change = rows.applyGradients(touched, grads, 0.5, /*shard=*/4);
+
+        auto dense = torch::zeros({100, 8});
+        dense.index_put_({torch::tensor({3, 17, 42})}, grads);
+        const auto expected = initial - 0.5 * dense;
+        QVERIFY(torch::allclose(sparseTable, expected, 0, 0)); // the same float operations
+        // Untouched rows are bit for bit what they were; touched versions went to 1.
+        const auto untouched = torch::ones({100}, torch::kBool).index_put_({torch::tensor({3, 17, 42})}, false);
+        QVERIFY(torch::equal(sparseTable.index({untouched}), initial.index({untouched})));
+        QCOMPARE(rows.version(1003), std::uint64_t(1));
+        QCOMPARE(rows.version(1004), std::uint64_t(0));
+        QCOMPARE(change.rows, touched);
+        QCOMPARE(change.versions, (std::vector<std::uint64_t>{1, 1, 1}));
+        QVERIFY(torch::allclose(change.values, grads * -0.5));
+        QCOMPARE(change.wireBytes(), std::uint64_t(16 + 3 * (8 + 8 + 4 * 8)));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, rows.applyGradients({999}, torch::zeros({1, 8}), 1.0, 4));
+    }
+
+    void rowVersionsNeverGoBack() {
+        auto ownerTable = torch::zeros({10, 2});
+        auto edgeTable = torch::zeros({10, 2});
+        VersionedRows owner(0, ownerTable, true);
+        VersionedRows edge(0, edgeTable, false);
+        owner.applyGradients({2, 5}, torch::ones({2, 2}), 1.0, 0);
+        const auto first = owner.snapshot({2, 5}, 0); // versions 1
+        owner.applyGradients({2}, torch::ones({1, 2}), 1.0, 0);
+        const auto second = owner.snapshot({2}, 0); // version 2
+        QCOMPARE(edge.acceptValues(second), std::size_t(1));
+        QCOMPARE(edge.heldCount(), std::size_t(1));
+        // The older publish arrives late: row 2 stays at version 2, row 5 is new.
+        QCOMPARE(edge.acceptValues(first), std::size_t(1));
+        QCOMPARE(edge.version(2), std::uint64_t(2));
+        QCOMPARE(edgeTable[2][0].item<float>(), -2.0f);
+        QCOMPARE(edge.version(5), std::uint64_t(1));
+        QCOMPARE(edge.acceptValues(second), std::size_t(0)); // a repeat changes nothing
+        QCOMPARE(edge.heldCount(), std::size_t(2));
+    }
+
+    void changesFromAnotherRegionApplyOnceAndInOrder() {
+        EmbeddingOwner owner(/*shard=*/0, /*region=*/0, /*regions=*/3, 0, torch::zeros({4, 1}));
+        auto change = [](float v) {
+            RowDelta d;
+            d.rows = {1};
+            d.versions = {0};
+            d.values = torch::full({1, 1}, v);
+            return d;
+        };
+        QCOMPARE(owner.receiveChange(1, 2, 2, change(10)).size(), std::size_t(0)); // early: waits
+        QCOMPARE(owner.frontier()[1], std::uint64_t(0));
+        const auto applied = owner.receiveChange(1, 1, 1, change(1)); // unblocks 2
+        QCOMPARE(applied.size(), std::size_t(2));
+        QCOMPARE(owner.frontier()[1], std::uint64_t(2));
+        QCOMPARE(owner.rows().values()[1][0].item<float>(), 11.0f);
+        QCOMPARE(owner.receiveChange(1, 2, 2, change(10)).size(), std::size_t(0)); // the center's copy
+        QCOMPARE(owner.rows().values()[1][0].item<float>(), 11.0f);
+        // A coalesced sum 2..3 overlapping what applied cannot be split: dropped, counted.
+        QCOMPARE(owner.receiveChange(1, 2, 3, change(100)).size(), std::size_t(0));
+        QCOMPARE(owner.overlapsDropped(), std::uint64_t(1));
+        QCOMPARE(owner.rows().version(1), std::uint64_t(2));
+        // Its own region's changes never come back in.
+        QCOMPARE(owner.receiveChange(0, 1, 1, change(5)).size(), std::size_t(0));
+    }
+
+    void theLagBoundHoldsOnALossyNetwork() {
+        auto config = loadClusterConfig(testData("tiny_cluster.json"));
+        config.intraRegion.lossRate = 0.2;
+        auto o = smallScenario();
+        o.lagBound = 1;
+        const auto r = runHotUpdateScenario(config, smallCorpus(), o);
+        QVERIFY2(r.publishesLost > 50, std::to_string(r.publishesLost).c_str());
+        QVERIFY(r.catchUps > 0);
+        QVERIFY(r.stepsDeferred > 0);
+        QCOMPARE(r.lagViolations, std::uint64_t(0));
+        QVERIFY(r.maxLagSeen <= 1);
+        QCOMPARE(r.versionRegressions, std::uint64_t(0));
+    }
+
+    void theAuditCatchesABrokenLagGuard() {
+        auto config = loadClusterConfig(testData("tiny_cluster.json"));
+        config.intraRegion.lossRate = 0.2;
+        auto o = smallScenario();
+        o.lagBound = 1;
+        o.breakLagGuard = true; // edges train on whatever they have
+        const auto r = runHotUpdateScenario(config, smallCorpus(), o);
+        QCOMPARE(r.catchUps, std::uint64_t(0));
+        QVERIFY2(r.lagViolations > 0, "the audit must see rows used past the bound");
+        QVERIFY(r.maxLagSeen > 1);
+    }
+
+    void hotUpdatesReachEveryEdgeBeforeTheCenterSync() {
+        const auto config = loadClusterConfig(testData("tiny_cluster.json"));
+        auto o = smallScenario();
+        o.centerSyncWindows = 16; // 0.8 s
+        o.duration = 2.5;         // rows first updated by 0.9 s count
+        const auto hot = runHotUpdateScenario(config, smallCorpus(), o);
+        o.hotUpdates = false;
+        const auto cold = runHotUpdateScenario(config, smallCorpus(), o);
+        QVERIFY(hot.rowsTracked > 0 && cold.rowsTracked > 0);
+        QVERIFY2(hot.presenceP99 < 0.3, std::to_string(hot.presenceP99).c_str());
+        QVERIFY2(cold.presenceP50 > hot.presenceP99, std::to_string(cold.presenceP50).c_str());
+        QVERIFY(hot.ownerToOwnerBytes > 0);
+        QCOMPARE(cold.ownerToOwnerBytes, std::uint64_t(0));
+        // Small shards of a small table: a window touches much of one, yet less than all.
+        QVERIFY(hot.sparseEmbeddingBytes < hot.wholeShardEmbeddingBytes);
+        QVERIFY(hot.heldShareMean > 0 && hot.heldShareMean < 1);
+    }
+
+    void theModelLearnsLanguagesAndBeatsChance() {
+        const auto &corpus = smallCorpus();
+        data::NgramOptions ngrams;
+        ngrams.buckets = 1 << 14;
+        const auto train = encodeTexts(corpus.train, ngrams);
+        const auto test = encodeTexts(corpus.test, ngrams);
+        torch::manual_seed(1);
+        LangIdNet model(LangIdShape{ngrams.buckets, 16, 4});
+        const double before = evaluateLangId(*model, test, 4).accuracy;
+        LangIdTrainOptions options;
+        options.epochs = 3;
+        trainLangId(*model, train, options);
+        const auto after = evaluateLangId(*model, test, 4);
+        QVERIFY2(after.accuracy > 0.9, std::to_string(after.accuracy).c_str());
+        QVERIFY(after.accuracy > before + 0.3);
+        TrigramBaseline baseline(4);
+        baseline.train(corpus.train);
+        const auto base = scorePredictions(baseline.predict(corpus.test), test.labels, 4);
+        QVERIFY2(base.accuracy > 0.8, std::to_string(base.accuracy).c_str());
+        // The table's gradient is sparse: only the batch's rows.
+        const auto g = langIdGradients(*model, makeBatch(train, {0, 1}));
+        QVERIFY(g.rows.numel() > 0 && g.rows.numel() <= std::int64_t(train.grams[0].size() + train.grams[1].size()));
+        QCOMPARE(g.rowGrads.size(1), std::int64_t(16));
+    }
+
+    void theLayoutShardsTheTableByRows() {
+        LangIdNet model(LangIdShape{1 << 12, 8, 12});
+        const auto layers = layoutOf(*model);
+        QCOMPARE(layers.size(), std::size_t(2));
+        QCOMPARE(layers[0].kind, LayerLayout::Kind::Embedding);
+        QCOMPARE(layers[0].rows, std::int64_t(1 << 12));
+        QCOMPARE(layers[0].paramsPerRow, std::int64_t(8));
+        QCOMPARE(layers[1].kind, LayerLayout::Kind::Linear);
+        QCOMPARE(layers[1].paramsPerRow, std::int64_t(9));
+    }
+
+    void theRegistryKnowsBothTasks() {
+        const auto &r = TaskRegistry::builtIn();
+        QCOMPARE(r.names(), (std::vector<std::string>{"fashion-mnist", "langid"}));
+        QCOMPARE(r.find("langid").layout.front().kind, LayerLayout::Kind::Embedding);
+        QVERIFY_THROWS_EXCEPTION(ConfigError, r.find("imagenet"));
+    }
+
+    void theRegistryRefusesALayoutThatDoesNotMatchItsModel() {
+        TaskRegistry r;
+        auto spec = TaskRegistry::builtIn().find("langid");
+        spec.layout[0].rows = 1 << 16; // the model has 2^20 rows
+        try {
+            r.add(spec);
+            QFAIL("a wrong layout must be refused");
+        } catch (const ConfigError &e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("task 'langid'") != std::string::npos && what.find("65536") != std::string::npos &&
+                         what.find("1048576") != std::string::npos,
+                     e.what());
+        }
+        auto missing = TaskRegistry::builtIn().find("fashion-mnist");
+        missing.layout.pop_back(); // the exit head is not declared
+        QVERIFY_THROWS_EXCEPTION(ConfigError, r.add(missing));
+        auto ok = TaskRegistry::builtIn().find("langid");
+        r.add(ok);
+        QVERIFY_THROWS_EXCEPTION(ConfigError, r.add(ok)); // twice
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEmbeddings)
+#include "tst_embeddings.moc"
