@@ -164,10 +164,33 @@ int main(int argc, char **argv) {
         const double ratio = hot.sparseEmbeddingBytes > 0
                                  ? double(hot.wholeShardEmbeddingBytes) / double(hot.sparseEmbeddingBytes)
                                  : 0.0;
-        const double gap = finalGapPoints(hot, scenario.newLanguageRegion);
-        const double speedup = hot.caughtUpAfter > 0 && cold.caughtUpAfter > 0 ? cold.caughtUpAfter / hot.caughtUpAfter
-                               : hot.caughtUpAfter > 0                         ? INFINITY
-                                                                               : 0.0;
+        // The gap counts only once the origin region has learnt the language
+        // (>= 50 %); otherwise every region at 0 would be "within 2 pp".
+        const int origin = scenario.newLanguageRegion;
+        const double originLast = hot.evals.empty() ? 0.0 : hot.evals.back().newLanguage[std::size_t(origin)];
+        const double gap = originLast >= 0.5 ? finalGapPoints(hot, origin) : 100.0;
+        // The other regions' new-language accuracy, hot minus center-only,
+        // averaged over the evaluations after the language arrived.
+        double gain = 0;
+        int gainPoints = 0;
+        for (std::size_t i = 0; i < hot.evals.size() && i < cold.evals.size(); ++i) {
+            if (hot.evals[i].time < scenario.newLanguageAt)
+                continue;
+            for (std::size_t q = 0; q < hot.evals[i].newLanguage.size(); ++q)
+                if (int(q) != origin) {
+                    gain += hot.evals[i].newLanguage[q] - cold.evals[i].newLanguage[q];
+                    ++gainPoints;
+                }
+        }
+        gain = gainPoints ? 100.0 * gain / gainPoints : 0.0;
+        // A run that never caught up is censored at the end of the run: the
+        // speedup is then a lower bound, and flagged.
+        const double window = scenario.duration - scenario.newLanguageAt;
+        const bool speedupCensored = hot.caughtUpAfter > 0 && cold.caughtUpAfter < 0;
+        const double speedup = hot.caughtUpAfter <= 0 ? 0.0
+                               : speedupCensored      ? window / hot.caughtUpAfter
+                                                      : cold.caughtUpAfter / hot.caughtUpAfter;
+        const bool presenceResolved = hot.rowsUnresolved * 100 <= hot.rowsTracked;
         std::printf("scenario on %s: %zu regions, %d edges, %d embedding shards per region (%.1f %% of the "
                     "parameters each); '%s' reaches region %s at %.1f s; center sync every %.2f s; %.1f virtual s\n",
                     o.config.c_str(), hot.regions.size(), hot.edges, hot.shardsPerRegion, 100.0 * hot.shardShare,
@@ -182,20 +205,25 @@ int main(int argc, char **argv) {
         };
         const Goal goals[] = {
             {"language-ID test accuracy >= 95 %", langid.accuracy >= kLangIdAccuracyGoal},
-            {"new rows at every edge, p99 <= 0.5 s", hot.presenceP99 <= kPresenceP99Goal && hot.rowsTracked > 0},
+            {"new rows at every edge, p99 <= 0.5 s (at most 1 % of rows unresolved)",
+             hot.presenceP99 <= kPresenceP99Goal && hot.rowsTracked > 0 && presenceResolved},
             {"without hot updates, p99 >= one center-sync period", cold.presenceP99 >= syncPeriod},
             {"sparse deltas >= 20x fewer bytes than whole shards", ratio >= kBytesRatioGoal},
-            {"new-language accuracy at the other regions within 2 pp at the end", gap <= kGapGoalPoints},
+            {"new-language accuracy at the other regions within 2 pp of the origin's (>= 50 %) at the end",
+             gap <= kGapGoalPoints},
             {"caught up >= 5x sooner than with center syncs alone", speedup >= kSpeedupGoal},
-            {"lag bound never exceeded, no row version went back",
-             hot.lagViolations == 0 && cold.lagViolations == 0 && hot.versionRegressions == 0 &&
-                 cold.versionRegressions == 0},
+            {"lag audit: no row used past the bound (the default config loses nothing; tst_embeddings runs it lossy)",
+             hot.lagViolations == 0 && cold.lagViolations == 0},
         };
         bool allMet = true;
         std::printf("goals:\n");
-        std::printf("  presence p99 %.3f s (hot) vs %.3f s (center only); bytes ratio %.1fx; gap %.2f pp; speedup "
-                    "%.1fx (%.2f s vs %.2f s)\n",
-                    hot.presenceP99, cold.presenceP99, ratio, gap, speedup, hot.caughtUpAfter, cold.caughtUpAfter);
+        std::printf("  presence p99 %.3f s (hot; %.3f s without the slow-last-mile edges) vs %.3f s (center only); "
+                    "bytes: whole shards / sparse rows %.1fx (a whole shard per message sent); gap %.2f pp; other "
+                    "regions' new-language accuracy %+.1f pp against center sync only; speedup %.1fx%s (%.2f s vs "
+                    "%.2f s; negative: never)\n",
+                    hot.presenceP99, hot.presenceP99WithoutSlowEdges, cold.presenceP99, ratio, gap, gain, speedup,
+                    speedupCensored ? " (lower bound: center sync only never caught up)" : "", hot.caughtUpAfter,
+                    cold.caughtUpAfter);
         for (const auto &g : goals) {
             std::printf("  [%s] %s\n", g.met ? "met" : "MISSED", g.what);
             allMet = allMet && g.met;
@@ -210,7 +238,10 @@ int main(int argc, char **argv) {
                       {"row_presence_p99_s_without_slow_edges", hot.presenceP99WithoutSlowEdges},
                       {"sparse_vs_whole_bytes_ratio", ratio},
                       {"new_language_accuracy_gap_pp", gap},
-                      {"speedup_vs_center_sync", std::isfinite(speedup) ? speedup : 1e9},
+                      {"speedup_vs_center_sync", speedup},
+                      {"speedup_censored", speedupCensored},
+                      {"rows_unresolved", hot.rowsUnresolved},
+                      {"other_regions_gain_pp_vs_center_sync", gain},
                       {"center_sync_period_s", syncPeriod},
                       {"langid", scoreJson(langid, corpus)},
                       {"baseline", scoreJson(base, corpus)},

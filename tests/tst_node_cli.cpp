@@ -110,6 +110,15 @@ private Q_SLOTS:
         QTest::newRow("sim model with compare")
             << QStringList{"sim", "--config", tiny, "--compare", "synaptic,gossip", "--model", "m.synmodel"} << 2
             << "--model: saves one strategy's model";
+        QTest::newRow("sim unknown task") << QStringList{"sim", "--config", tiny, "--task", "imagenet"} << 2
+                                          << "unknown task 'imagenet' (known: fashion-mnist, langid)";
+        QTest::newRow("langid with record") << QStringList{"sim", "--config", tiny, "--task", "langid", "--record", "r.syn"}
+                                            << 2 << "--record: is not available with --task langid";
+        QTest::newRow("hot updates off without langid") << QStringList{"sim", "--config", tiny, "--no-hot-updates"} << 2
+                                                        << "--no-hot-updates: applies to --task langid only";
+        QTest::newRow("langid without fortunes")
+            << QStringList{"sim", "--config", tiny, "--task", "langid", "--data", "/nonexistent/fortunes"} << 1
+            << "/nonexistent/fortunes: no such folder";
         QTest::newRow("unwritable report")
             << QStringList{"train", "--subset", "64", "--test-subset", "64", "--report", "/nonexistent/dir/r.json"} << 1
             << "/nonexistent/dir/r.json";
@@ -180,6 +189,23 @@ private Q_SLOTS:
             QVERIFY(s["bytes_to_center"].toDouble() > 0);
             QVERIFY(s["total_bytes"].toDouble() >= s["wan_bytes"].toDouble());
         }
+    }
+
+    void simLangIdWritesReport() {
+        QTemporaryDir dir;
+        const QString report = dir.filePath("langid.json");
+        const Result r = runNode({"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json",
+                                  "--task", "langid", "--virtual-seconds", "1.5", "--threads", "2", "--report", report});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("langid, hot updates") && r.out.contains("new rows at every edge"), qPrintable(r.out));
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        QVERIFY(o["hot_updates"].toBool());
+        QVERIFY(o["steps"].toInt() > 0);
+        QVERIFY(o["bytes"].toObject()["owner_to_owner"].toDouble() > 0);
+        QCOMPARE(o["lag_violations"].toInt(), 0);
+        QVERIFY(o["evals"].toArray().size() > 3);
     }
 
     void version() {

@@ -157,7 +157,8 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
         const std::pair<bool, const char *> unsupported[] = {
             {!s.strategies.empty(), "--strategy/--compare"}, {stepsGiven, "--steps"},
             {!s.commandsPath.empty(), "--commands"}, {!cmd.recordPath.empty(), "--record"},
-            {!s.modelPath.empty(), "--model"}, {s.evaluateRegions, "--regions"}, {s.device != "cpu", "--device"}};
+            {!s.modelPath.empty(), "--model"}, {s.evaluateRegions, "--regions"}, {s.device != "cpu", "--device"},
+            {s.evalEverySamples > 0, "--eval-every-samples"}, {s.targetAccuracy != 0.88, "--target-accuracy"}};
         for (const auto &[given, flag] : unsupported)
             if (given)
                 throw ConfigError(flag, "is not available with --task langid yet");

@@ -2,11 +2,16 @@
 
 #include "fortune_corpus.h"
 
+#include <stdexcept>
 #include <string>
 
 namespace synaptic::data {
 
 std::vector<std::int64_t> hashedNgrams(std::string_view utf8, const NgramOptions &options) {
+    if (options.buckets <= 0 || options.minN < 1 || options.maxN < options.minN)
+        throw std::invalid_argument("n-gram options: need buckets > 0 and 1 <= minN <= maxN (got buckets " +
+                                    std::to_string(options.buckets) + ", n " + std::to_string(options.minN) +
+                                    ".." + std::to_string(options.maxN) + ")");
     std::string text;
     text.reserve(utf8.size() + 2);
     text.push_back(' ');
@@ -26,7 +31,8 @@ std::vector<std::int64_t> hashedNgrams(std::string_view utf8, const NgramOptions
     std::vector<std::int64_t> out;
     out.reserve(points * std::size_t(options.maxN - options.minN + 1));
     for (int n = options.minN; n <= options.maxN; ++n) {
-        const std::uint64_t seed = fnv1a(reinterpret_cast<const char *>(&n), sizeof n);
+        const char order = char('0' + n); // one seed per n, the same on every byte order
+        const std::uint64_t seed = fnv1a(&order, 1);
         for (std::size_t i = 0; i + std::size_t(n) <= points; ++i) {
             const std::size_t from = starts[i];
             const std::size_t to = starts[i + std::size_t(n)];

@@ -17,6 +17,7 @@ struct NgramOptions {
     std::int64_t buckets = std::int64_t(1) << 16;
 };
 
+// Throws std::invalid_argument for buckets <= 0 or n outside 1 <= minN <= maxN.
 std::vector<std::int64_t> hashedNgrams(std::string_view utf8, const NgramOptions &options = {});
 
 // Many texts' n-grams in the EmbeddingBag layout: one flat index list and the

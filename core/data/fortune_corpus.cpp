@@ -263,10 +263,16 @@ TextCorpus loadFortuneCorpus(const std::string &dir, const FortuneOptions &optio
             }
         }
         corpus.filesRead.push_back(read);
-        if (fortunes.empty())
+        if (fortunes.empty()) {
+            std::string skippedHere;
+            for (const auto &s : corpus.skipped)
+                if (s.path.starts_with((root / language.paths.front()).string()) || language.paths.size() > 1)
+                    skippedHere += "; " + s.path + ": " + s.reason;
             throw DataError((root / language.paths.front()).string(),
-                            "no readable fortunes for " + language.name + "; install the Debian package " +
-                                language.package);
+                            "no readable fortunes for " + language.name +
+                                (skippedHere.empty() ? "; install the Debian package " + language.package
+                                                     : " (every file was skipped" + skippedHere + ")"));
+        }
         std::size_t kept = 0;
         for (auto &[hash, text] : fortunes) {
             if (options.maxPerLanguage > 0 && kept++ >= options.maxPerLanguage)

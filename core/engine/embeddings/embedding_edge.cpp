@@ -82,8 +82,10 @@ std::vector<EmbeddingEdge::ShardWindow> EmbeddingEdge::takeWindow() {
     return out;
 }
 
-std::size_t EmbeddingEdge::receivePublish(int shard, std::uint64_t from, std::uint64_t to, const RowDelta &values) {
+std::size_t EmbeddingEdge::receivePublish(int shard, std::uint64_t from, std::uint64_t to, std::uint64_t latest,
+                                          const RowDelta &values) {
     auto &seen = m_seen[std::size_t(shard)];
+    seen.latest = std::max({seen.latest, latest, to});
     const std::size_t taken = m_views[std::size_t(shard)]->acceptValues(values);
     if (to > seen.contiguous) {
         auto &range = seen.ahead[std::max(from, seen.contiguous + 1)];
@@ -101,7 +103,7 @@ std::size_t EmbeddingEdge::receivePublish(int shard, std::uint64_t from, std::ui
 
 std::uint64_t EmbeddingEdge::newestSeen(int shard) const {
     const auto &seen = m_seen[std::size_t(shard)];
-    std::uint64_t newest = seen.contiguous;
+    std::uint64_t newest = std::max(seen.contiguous, seen.latest);
     for (const auto &[from, to] : seen.ahead)
         newest = std::max(newest, to);
     return newest;
@@ -117,7 +119,7 @@ std::uint64_t EmbeddingEdge::missed(int shard) const {
             missing += from - covered - 1;
         covered = std::max(covered, to);
     }
-    return missing;
+    return missing + (seen.latest > covered ? seen.latest - covered : 0);
 }
 
 double EmbeddingEdge::heldShare() const {

@@ -38,15 +38,34 @@ public:
     // The window's mean gradient rows per shard touched; clears the window.
     std::vector<ShardWindow> takeWindow();
 
-    // A publish covering numbers [from, to] of `shard`; returns the rows taken.
-    std::size_t receivePublish(int shard, std::uint64_t from, std::uint64_t to, const RowDelta &values);
-    // Publishes of `shard` this edge knows it missed: numbers below the newest
-    // it has seen that have not arrived (lost, or still on their way).
+    // A publish covering numbers [from, to] of `shard` (0, 0: a part of a
+    // backlog that claims none), sent when the owner's newest number was
+    // `latest`; returns the rows taken.
+    std::size_t receivePublish(int shard, std::uint64_t from, std::uint64_t to, std::uint64_t latest,
+                               const RowDelta &values);
+    // Publishes of `shard` this edge knows it has not got: numbers up to the
+    // newest the owner told it of that no message covered (lost, on their
+    // way, or queued behind a slow link).
     std::uint64_t missed(int shard) const;
     std::uint64_t contiguous(int shard) const { return m_seen[std::size_t(shard)].contiguous; }
     std::uint64_t newestSeen(int shard) const;
-    bool catchUpPending(int shard) const { return m_seen[std::size_t(shard)].catchUpPending; }
-    void setCatchUpPending(int shard, bool pending) { m_seen[std::size_t(shard)].catchUpPending = pending; }
+    // A catch-up asked at `now` (again, after `retryAfter` passed without an
+    // answer: the wait doubles with every retry, so a slow link's large
+    // answer is not asked for over and over), or answered.
+    void askCatchUp(int shard, double now) {
+        auto &seen = m_seen[std::size_t(shard)];
+        seen.retries = seen.catchUpPending ? seen.retries + 1 : 0;
+        seen.catchUpPending = true;
+        seen.catchUpSince = now;
+    }
+    void catchUpAnswered(int shard) {
+        m_seen[std::size_t(shard)].catchUpPending = false;
+        m_seen[std::size_t(shard)].retries = 0;
+    }
+    bool catchUpDue(int shard, double now, double timeout) const {
+        const auto &seen = m_seen[std::size_t(shard)];
+        return !seen.catchUpPending || now - seen.catchUpSince >= timeout * double(1u << std::min(seen.retries, 6));
+    }
 
     // Share of the embedding table's rows this edge holds.
     double heldShare() const;
@@ -57,7 +76,10 @@ private:
     struct Seen {
         std::uint64_t contiguous = 0;               // every publish 1..contiguous arrived
         std::map<std::uint64_t, std::uint64_t> ahead; // ranges [from, to] past a gap
+        std::uint64_t latest = 0;                      // the owner's newest number it has heard of
         bool catchUpPending = false;
+        double catchUpSince = 0;                       // when the pending catch-up was asked
+        int retries = 0;
     };
 
     RowShardMap m_table;

@@ -1,5 +1,7 @@
 #include "embedding_owner.h"
 
+#include <algorithm>
+
 #include <ATen/ops/from_blob.h>
 #include <torch/types.h>
 
@@ -60,7 +62,11 @@ std::vector<EmbeddingOwner::Applied> EmbeddingOwner::receiveChange(int origin, s
         return out;
     }
     if (from > applied + 1) {
-        m_waiting.insert_or_assign({origin, from}, Waiting{to, change});
+        // The widest change starting here wins (a coalesced one covers more
+        // than the center's single change with the same start).
+        const auto it = m_waiting.find({origin, from});
+        if (it == m_waiting.end() || it->second.to < to)
+            m_waiting.insert_or_assign({origin, from}, Waiting{to, change});
         return out;
     }
     out.push_back(applyForeign(origin, to, change));
@@ -81,10 +87,10 @@ std::vector<EmbeddingOwner::Applied> EmbeddingOwner::receiveChange(int origin, s
     return out;
 }
 
-std::vector<std::pair<std::uint64_t, RowDelta>> EmbeddingOwner::takeUnreported() {
-    std::vector<std::pair<std::uint64_t, RowDelta>> out;
-    out.swap(m_unreported);
-    return out;
+void EmbeddingOwner::acknowledge(std::uint64_t seq) {
+    m_unreported.erase(std::remove_if(m_unreported.begin(), m_unreported.end(),
+                                      [seq](const auto &c) { return c.first <= seq; }),
+                       m_unreported.end());
 }
 
 std::pair<RowDelta, std::uint64_t> EmbeddingOwner::catchUp(std::uint64_t since) const {

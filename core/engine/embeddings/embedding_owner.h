@@ -46,8 +46,10 @@ public:
     std::vector<Applied> receiveChange(int origin, std::uint64_t from, std::uint64_t to, const RowDelta &change);
     std::uint64_t overlapsDropped() const { return m_overlapsDropped; }
 
-    // Own-origin changes not yet reported to the center, and taking them.
-    std::vector<std::pair<std::uint64_t, RowDelta>> takeUnreported();
+    // Own-origin changes the center has not confirmed yet (sent again at every
+    // sync until it does), and its confirmation of every change up to `seq`.
+    const std::vector<std::pair<std::uint64_t, RowDelta>> &unreported() const { return m_unreported; }
+    void acknowledge(std::uint64_t seq);
     const std::vector<std::uint64_t> &frontier() const { return m_frontier; }
 
     // Rows changed after publish `since`, stamped with the latest publish

@@ -29,6 +29,7 @@ struct HotUpdateOptions {
     int centerSyncWindows = 0;        // owners report to the center every N windows (0: the config's knob)
     bool hotUpdates = true;           // owners forward changes owner to owner
     int lagBound = 4;                 // publishes an edge may miss before it asks
+    double catchUpTimeout = 0.02;     // s before a catch-up with no answer is asked again (doubling)
     double evalEvery = 0.1;
     std::size_t evalSubset = 400;     // test texts per evaluation (new language: all)
     std::uint64_t seed = 1;

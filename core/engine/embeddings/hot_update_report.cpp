@@ -39,7 +39,7 @@ nlohmann::json hotUpdateJson(const HotUpdateResult &r) {
             {"steps_deferred", r.stepsDeferred},
             {"lag_violations", r.lagViolations},
             {"max_lag_seen", r.maxLagSeen},
-            {"version_regressions", r.versionRegressions},
+            {"stale_rows_ignored", r.staleRowsIgnored},
             {"overlaps_dropped", r.overlapsDropped},
             {"held_share_mean", r.heldShareMean},
             {"held_share_min", r.heldShareMin},

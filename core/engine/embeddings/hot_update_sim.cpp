@@ -1,5 +1,6 @@
 #include "hot_update_sim.h"
 
+#include "center_log.h"
 #include "embedding_edge.h"
 #include "embedding_owner.h"
 #include "row_presence.h"
@@ -52,6 +53,7 @@ private:
     void buildNodes();
     // --- edges
     void edgeStep(int edge);
+    void scheduleStep(int edge, double delay);
     std::vector<std::size_t> drawBatch(int edge);
     // --- owners
     void ownerMerge(int region, int shard);
@@ -61,7 +63,8 @@ private:
     void ownerSendChange(int region, int shard, std::uint64_t seq, const RowDelta &change);
     void ownerCenterSync(int region, int shard);
     // --- edges receiving
-    void edgeReceivePublish(int edge, int shard, std::uint64_t from, std::uint64_t to, const RowDelta &values);
+    void edgeReceivePublish(int edge, int shard, std::uint64_t from, std::uint64_t to, std::uint64_t latest,
+                            const RowDelta &values);
     // --- plumbing
     void send(int fromNode, int toNode, std::uint64_t bytes, Traffic traffic, std::function<void()> deliver);
     Link &linkFor(int fromNode, int toNode);
@@ -98,6 +101,10 @@ private:
         std::uint64_t from = 0, to = 0;
         bool scheduled = false;
         std::vector<bool> sentEver; // per row of the shard: ever sent to this edge
+        // Part of this backlog left in a message that claimed no number: if
+        // that one was lost, a later claim would cover rows the edge never
+        // got, so nothing claims until the edge catches up.
+        bool split = false;
     };
     struct ChangeOutbox {
         std::vector<std::int64_t> rows;
@@ -118,14 +125,12 @@ private:
     std::vector<std::unique_ptr<EmbeddingEdge>> m_edges;
     std::vector<std::vector<std::unique_ptr<EmbeddingOwner>>> m_owners; // [region][shard]
     std::vector<std::uint64_t> m_edgeSteps;
+    std::vector<std::uint64_t> m_stepGeneration; // per edge: the one scheduled step that may run
     std::vector<int> m_probe; // per region: the edge evaluated
-    // Center log: per shard, per origin region, own-origin changes by sequence.
-    std::vector<std::vector<std::map<std::uint64_t, RowDelta>>> m_centerLog;
-    std::vector<std::vector<std::vector<std::uint64_t>>> m_centerFrontier; // [shard][region][origin]
+    std::unique_ptr<EmbeddingCenterLog> m_center;
     std::unique_ptr<RowPresence> m_presence;
     // Audit: per region, embedding row -> publish numbers (of its owner) that changed it.
     std::vector<std::vector<std::vector<std::uint64_t>>> m_rowHistory; // [region][row]
-    std::vector<std::vector<std::uint64_t>> m_lastVersion;            // [edge][row]: never down
     std::vector<std::vector<double>> m_firstChangedAt;                // [region][row]: first publish, -1 none
 };
 
@@ -242,16 +247,13 @@ void HotUpdateDriver::buildNodes() {
         const auto &members = m_shape.edgesOfRegion[std::size_t(q)];
         m_probe.push_back(members.size() > 1 ? members[1] : members[0]);
     }
-    m_centerLog.assign(std::size_t(shardCount), std::vector<std::map<std::uint64_t, RowDelta>>(std::size_t(regions)));
-    m_centerFrontier.assign(std::size_t(shardCount),
-                            std::vector<std::vector<std::uint64_t>>(std::size_t(regions),
-                                                                    std::vector<std::uint64_t>(std::size_t(regions), 0)));
+    m_center = std::make_unique<EmbeddingCenterLog>(shardCount, regions);
     m_edgeSteps.assign(std::size_t(edges), 0);
+    m_stepGeneration.assign(std::size_t(edges), 0);
     m_deferred.resize(std::size_t(edges));
     std::vector<int> regionOfEdge(m_shape.regionOfEdge.begin(), m_shape.regionOfEdge.end());
     m_presence = std::make_unique<RowPresence>(regions, regionOfEdge, m_o.newLanguageAt);
     m_rowHistory.assign(std::size_t(regions), std::vector<std::vector<std::uint64_t>>(std::size_t(m_o.buckets)));
-    m_lastVersion.assign(std::size_t(edges), std::vector<std::uint64_t>(std::size_t(m_o.buckets), 0));
     m_firstChangedAt.assign(std::size_t(regions), std::vector<double>(std::size_t(m_o.buckets), -1.0));
 }
 
@@ -279,16 +281,16 @@ void HotUpdateDriver::countEmbedding(int shard, std::uint64_t bytes) {
 
 void HotUpdateDriver::send(int fromNode, int toNode, std::uint64_t bytes, Traffic traffic,
                            std::function<void()> deliver) {
+    if (fromNode == toNode) { // an owner's own edge: no wire, no bytes
+        m_loop.after(0.0, std::move(deliver));
+        return;
+    }
     switch (traffic) {
     case Traffic::Gradient: m_r.gradientBytes += bytes; break;
     case Traffic::Publish: m_r.publishBytes += bytes; break;
     case Traffic::OwnerToOwner: m_r.ownerToOwnerBytes += bytes; break;
     case Traffic::Center: m_r.centerBytes += bytes; break;
     case Traffic::CatchUp: m_r.catchUpBytes += bytes; break;
-    }
-    if (fromNode == toNode) { // an owner publishing to itself: no wire
-        m_loop.after(0.0, std::move(deliver));
-        return;
     }
     const auto arrival = linkFor(fromNode, toNode).send(m_loop.now(), bytes);
     if (!arrival) {
@@ -302,6 +304,10 @@ void HotUpdateDriver::send(int fromNode, int toNode, std::uint64_t bytes, Traffi
 std::vector<std::size_t> HotUpdateDriver::drawBatch(int edge) {
     auto &rng = m_rng[std::size_t(edge)];
     const auto &pool = m_pool[std::size_t(edge)];
+    if (pool.empty())
+        throw ConfigError("edges", "edge " + std::to_string(edge) + " has no training texts: " +
+                                       std::to_string(m_train.size()) + " texts for " +
+                                       std::to_string(m_shape.edgeCount()) + " edges");
     const bool seesNew = m_shape.regionOfEdge[std::size_t(edge)] == m_o.newLanguageRegion &&
                          m_loop.now() >= m_o.newLanguageAt && !m_newPool.empty();
     std::uniform_real_distribution<double> coin(0.0, 1.0);
@@ -313,6 +319,15 @@ std::vector<std::size_t> HotUpdateDriver::drawBatch(int edge) {
             batch.push_back(pool[std::uniform_int_distribution<std::size_t>(0, pool.size() - 1)(rng)]);
     }
     return batch;
+}
+
+void HotUpdateDriver::scheduleStep(int edge, double delay) {
+    // One pending step per edge: a newer schedule cancels the older one.
+    const auto generation = ++m_stepGeneration[std::size_t(edge)];
+    m_loop.after(delay, [this, edge, generation] {
+        if (m_stepGeneration[std::size_t(edge)] == generation)
+            edgeStep(edge);
+    });
 }
 
 void HotUpdateDriver::edgeStep(int edge) {
@@ -337,9 +352,10 @@ void HotUpdateDriver::edgeStep(int edge) {
             if (!uses[std::size_t(s)] || node.missed(s) <= std::uint64_t(m_o.lagBound))
                 continue;
             wait = true;
-            if (node.catchUpPending(s))
+            // A catch-up whose request or answer was lost is asked again.
+            if (!node.catchUpDue(s, m_loop.now(), m_o.catchUpTimeout))
                 continue;
-            node.setCatchUpPending(s, true);
+            node.askCatchUp(s, m_loop.now());
             ++m_r.catchUps;
             const int region = m_shape.regionOfEdge[std::size_t(edge)];
             const int ownerNode = ownerEdge(region, s) + 1;
@@ -347,15 +363,18 @@ void HotUpdateDriver::edgeStep(int edge) {
             send(edge + 1, ownerNode, 24, Traffic::CatchUp, [this, edge, region, s, since, ownerNode] {
                 auto [values, seq] = owner(region, s).catchUp(since);
                 send(ownerNode, edge + 1, values.wireBytes(), Traffic::CatchUp, [this, edge, s, seq, values] {
-                    m_edges[std::size_t(edge)]->setCatchUpPending(s, false);
-                    edgeReceivePublish(edge, s, 1, seq, values);
+                    m_edges[std::size_t(edge)]->catchUpAnswered(s);
+                    edgeReceivePublish(edge, s, 1, seq, seq, values);
+                    // A step waiting for this answer runs now, not a whole interval later.
+                    if (!m_deferred[std::size_t(edge)].empty())
+                        scheduleStep(edge, 0.0);
                 });
             });
         }
         if (wait) {
             ++m_r.stepsDeferred;
             deferred = std::move(batchIds);
-            m_loop.after(m_o.stepInterval, [this, edge] { edgeStep(edge); });
+            scheduleStep(edge, m_o.catchUpTimeout); // or sooner, when the answer comes
             return;
         }
     }
@@ -377,8 +396,9 @@ void HotUpdateDriver::edgeStep(int edge) {
             wire.versions.assign(w.rows.size(), 0); // the version each gradient was computed on
             wire.values = w.grads;
             const auto bytes = wire.wireBytes();
-            countEmbedding(w.shard, bytes);
             const int shard = w.shard;
+            if (ownerEdge(region, shard) != edge)
+                countEmbedding(shard, bytes);
             send(edge + 1, ownerEdge(region, shard) + 1, bytes, Traffic::Gradient,
                  [this, region, shard, rows = std::move(w.rows), grads = w.grads] {
                      owner(region, shard).addGradients(rows, grads);
@@ -389,7 +409,7 @@ void HotUpdateDriver::edgeStep(int edge) {
     const double flops = 6.0 * double(node.model().forwardMacs(batch.indices.numel() / std::max<std::int64_t>(1, batch.offsets.numel()))) *
                          double(batchIds.size());
     const double gflops = m_shape.edgeGflops[std::size_t(edge)];
-    m_loop.after(std::max(m_o.stepInterval, flops / (gflops * 1e9)), [this, edge] { edgeStep(edge); });
+    scheduleStep(edge, std::max(m_o.stepInterval, flops / (gflops * 1e9)));
 }
 
 void HotUpdateDriver::ownerPublish(int region, int shard, const std::vector<std::int64_t> &rows, std::uint64_t seq) {
@@ -465,15 +485,20 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
     for (auto r : rows)
         box.sentEver[std::size_t(r - base)] = true;
     const auto values = owner(region, shard).rows().snapshot(rows, shard);
-    const std::uint64_t from = whole ? box.from : 0;
-    const std::uint64_t to = whole ? box.to : 0;
+    box.split = box.split || !whole;
+    const bool claims = whole && !box.split;
+    const std::uint64_t from = claims ? box.from : 0;
+    const std::uint64_t to = claims ? box.to : 0;
+    const std::uint64_t latest = owner(region, shard).publishSeq();
     if (whole)
         box.from = box.to = 0;
+    if (box.rows.empty())
+        box.split = false; // the next backlog starts clean; the edge's catch-up covers this one
     const auto bytes = values.wireBytes() + 16; // plus the range of publish numbers
     if (fromNode != edge + 1)
         countEmbedding(shard, bytes);
     send(fromNode, edge + 1, bytes, Traffic::Publish,
-         [this, edge, shard, from, to, values] { edgeReceivePublish(edge, shard, from, to, values); });
+         [this, edge, shard, from, to, latest, values] { edgeReceivePublish(edge, shard, from, to, latest, values); });
     if (!box.rows.empty()) {
         box.scheduled = true;
         m_loop.at(linkFreeAt(fromNode, edge + 1), [this, region, shard, edge] { flushPublish(region, shard, edge); });
@@ -481,20 +506,11 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
 }
 
 void HotUpdateDriver::edgeReceivePublish(int edge, int shard, std::uint64_t from, std::uint64_t to,
-                                         const RowDelta &values) {
-    m_edges[std::size_t(edge)]->receivePublish(shard, from, to, values);
-    if (!isEmbedding(shard))
-        return;
-    // Versions only go up at an edge, whatever order publishes arrive in.
-    auto &last = m_lastVersion[std::size_t(edge)];
-    auto &view = m_edges[std::size_t(edge)]->view(shard);
-    for (auto r : values.rows) {
-        const auto v = view.version(r);
-        if (v < last[std::size_t(r)])
-            ++m_r.versionRegressions;
-        last[std::size_t(r)] = v;
-    }
-    m_presence->edgeHolds(edge, values.rows, values.versions, m_loop.now());
+                                         std::uint64_t latest, const RowDelta &values) {
+    const auto taken = m_edges[std::size_t(edge)]->receivePublish(shard, from, to, latest, values);
+    m_r.staleRowsIgnored += values.rows.size() - taken;
+    if (isEmbedding(shard))
+        m_presence->edgeHolds(edge, values.rows, values.versions, m_loop.now());
 }
 
 void HotUpdateDriver::ownerMerge(int region, int shard) {
@@ -567,41 +583,18 @@ void HotUpdateDriver::ownerReceiveChange(int region, int shard, int origin, std:
 
 void HotUpdateDriver::ownerCenterSync(int region, int shard) {
     auto &o = owner(region, shard);
-    auto changes = o.takeUnreported();
+    auto changes = o.unreported(); // sent again until the center confirms them
     const auto frontier = o.frontier();
     std::uint64_t bytes = 16 + 8 * frontier.size();
     for (const auto &c : changes)
         bytes += c.second.wireBytes() + 8;
     const int from = ownerEdge(region, shard) + 1;
     send(from, 0, bytes, Traffic::Center, [this, region, shard, from, changes = std::move(changes), frontier] {
-        // The center: log the region's own changes, note what the region has
-        // applied, and answer with every change of another origin it lacks.
-        auto &log = m_centerLog[std::size_t(shard)];
-        for (const auto &c : changes)
-            log[std::size_t(region)].emplace(c.first, c.second);
-        m_centerFrontier[std::size_t(shard)][std::size_t(region)] = frontier;
-        std::vector<std::tuple<int, std::uint64_t, RowDelta>> missing;
-        std::uint64_t replyBytes = 16;
-        for (int origin = 0; origin < int(log.size()); ++origin) {
-            if (origin == region)
-                continue;
-            for (auto it = log[std::size_t(origin)].upper_bound(frontier[std::size_t(origin)]);
-                 it != log[std::size_t(origin)].end(); ++it) {
-                missing.emplace_back(origin, it->first, it->second);
-                replyBytes += it->second.wireBytes() + 16;
-            }
-        }
-        // Forget what every region has applied.
-        for (int origin = 0; origin < int(log.size()); ++origin) {
-            std::uint64_t everyone = UINT64_MAX;
-            for (const auto &f : m_centerFrontier[std::size_t(shard)])
-                everyone = std::min(everyone, f[std::size_t(origin)]);
-            auto &entries = log[std::size_t(origin)];
-            entries.erase(entries.begin(), entries.upper_bound(everyone));
-        }
-        send(0, from, replyBytes, Traffic::Center, [this, region, shard, missing = std::move(missing)] {
-            for (const auto &[origin, seq, change] : missing)
-                ownerReceiveChange(region, shard, origin, seq, seq, change);
+        auto answer = m_center->report(region, shard, changes, frontier);
+        send(0, from, answer.bytes, Traffic::Center, [this, region, shard, answer = std::move(answer)] {
+            owner(region, shard).acknowledge(answer.acknowledged);
+            for (const auto &m : answer.missing)
+                ownerReceiveChange(region, shard, m.origin, m.seq, m.seq, m.change);
         });
     });
 }
@@ -655,7 +648,7 @@ HotUpdateResult HotUpdateDriver::run(const std::function<void(const HotUpdatePro
 
     const int edges = m_shape.edgeCount();
     for (int e = 0; e < edges; ++e) // staggered starts, so windows do not all land at once
-        m_loop.at(m_o.stepInterval * double(e) / double(edges), [this, e] { edgeStep(e); });
+        scheduleStep(e, m_o.stepInterval * double(e) / double(edges));
     // Owners merge once per window, half a window after the edges send.
     const double window = m_o.stepInterval * m_o.windowSteps;
     for (double t = window * 1.5; t < m_o.duration; t += window)

@@ -65,7 +65,7 @@ struct HotUpdateResult {
     std::uint64_t stepsDeferred = 0;
     std::uint64_t lagViolations = 0;
     std::uint64_t maxLagSeen = 0;
-    std::uint64_t versionRegressions = 0; // rows whose version went down anywhere (must be 0)
+    std::uint64_t staleRowsIgnored = 0;   // published rows an edge already held newer (version kept)
     std::uint64_t overlapsDropped = 0;
     std::uint64_t publishesSplit = 0;     // publishes cut to a slow link's budget, new rows first    // coalesced changes overlapping what the center filled
 
