@@ -22,7 +22,7 @@ void EmbeddingOwner::notePublished(const std::vector<std::int64_t> &rows) {
         m_changedAt[std::size_t(r - m_rows.begin())] = m_publishSeq;
 }
 
-EmbeddingOwner::Merge EmbeddingOwner::merge(double lr, int contributors) {
+EmbeddingOwner::Prepared EmbeddingOwner::prepare(double lr, int contributors) {
     torch::NoGradGuard noGrad;
     // Sum the window's rows (a row several edges touched appears several times).
     auto index = torch::from_blob(m_pendingRows.data(), {1, std::int64_t(m_pendingRows.size())}, torch::kInt64).clone();
@@ -31,18 +31,29 @@ EmbeddingOwner::Merge EmbeddingOwner::merge(double lr, int contributors) {
     m_pendingRows.clear();
     m_pendingGrads.clear();
     const auto idx = summed.indices().select(0, 0).contiguous();
-    std::vector<std::int64_t> rows(idx.data_ptr<std::int64_t>(), idx.data_ptr<std::int64_t>() + idx.numel());
+    Prepared p;
+    p.change.shard = m_shard;
+    p.change.rows.assign(idx.data_ptr<std::int64_t>(), idx.data_ptr<std::int64_t>() + idx.numel());
+    p.change.versions.assign(p.change.rows.size(), 0);
+    // Plain SGD on the region's mean gradient.
+    p.change.values = summed.values() * (-lr / double(std::max(1, contributors)));
+    p.seq = ++m_ownSeq;
+    return p;
+}
 
+EmbeddingOwner::Merge EmbeddingOwner::applyOwn(const Prepared &prepared) {
     Merge m;
-    m.change = m_rows.applyGradients(rows, summed.values() / double(std::max(1, contributors)), lr, m_shard);
-    m.seq = ++m_ownSeq;
+    m.change = m_rows.addChange(prepared.change);
+    m.seq = prepared.seq;
     m_frontier[std::size_t(m_region)] = m.seq;
     m_unreported.emplace_back(m.seq, m.change);
-    notePublished(rows);
-    m.publish = m_rows.snapshot(rows, m_shard);
+    notePublished(m.change.rows);
+    m.publish = m_rows.snapshot(m.change.rows, m_shard);
     m.publishSeq = m_publishSeq;
     return m;
 }
+
+EmbeddingOwner::Merge EmbeddingOwner::merge(double lr, int contributors) { return applyOwn(prepare(lr, contributors)); }
 
 EmbeddingOwner::Applied EmbeddingOwner::applyForeign(int origin, std::uint64_t to, const RowDelta &change) {
     m_rows.addChange(change);

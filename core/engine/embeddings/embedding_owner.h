@@ -32,8 +32,19 @@ public:
         RowDelta publish;  // new values for the region's edges
         std::uint64_t publishSeq;
     };
-    // Applies the pending gradients' mean over `contributors` edges (plain SGD).
+    // Applies the pending gradients' mean over `contributors` edges (plain
+    // SGD): prepare then applyOwn.
     Merge merge(double lr, int contributors);
+    // The same in two halves, so an owner can apply its own change when the
+    // other regions' owners do (it reaches them a WAN latency later): the
+    // change and its sequence number now, applied to this copy later. Own
+    // changes must be applied in the order they were prepared.
+    struct Prepared {
+        RowDelta change;
+        std::uint64_t seq;
+    };
+    Prepared prepare(double lr, int contributors);
+    Merge applyOwn(const Prepared &prepared);
 
     struct Applied {
         RowDelta publish;

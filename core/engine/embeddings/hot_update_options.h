@@ -28,6 +28,9 @@ struct HotUpdateOptions {
     int windowSteps = 0;              // an edge's aggregation window (0: the config's knob)
     int centerSyncWindows = 0;        // owners report to the center every N windows (0: the config's knob)
     bool hotUpdates = true;           // owners forward changes owner to owner
+    // With hot updates: an owner applies its own change one WAN latency later,
+    // when the farthest other region's owner gets it (copies move together).
+    bool holdOwnChanges = true;
     int lagBound = 4;                 // publishes an edge may miss before it asks
     double catchUpTimeout = 0.02;     // s before a catch-up with no answer is asked again (doubling)
     double evalEvery = 0.1;

@@ -128,6 +128,7 @@ private:
     std::vector<std::uint64_t> m_stepGeneration; // per edge: the one scheduled step that may run
     std::vector<int> m_probe; // per region: the edge evaluated
     std::unique_ptr<EmbeddingCenterLog> m_center;
+    std::vector<std::vector<double>> m_holdBack; // [region][shard]: one-way latency to the farthest other owner
     std::unique_ptr<RowPresence> m_presence;
     // Audit: per region, embedding row -> publish numbers (of its owner) that changed it.
     std::vector<std::vector<std::vector<std::uint64_t>>> m_rowHistory; // [region][row]
@@ -248,6 +249,14 @@ void HotUpdateDriver::buildNodes() {
         m_probe.push_back(members.size() > 1 ? members[1] : members[0]);
     }
     m_center = std::make_unique<EmbeddingCenterLog>(shardCount, regions);
+    m_holdBack.assign(std::size_t(regions), std::vector<double>(std::size_t(shardCount), 0.0));
+    for (int q = 0; q < regions; ++q)
+        for (int s = 0; s < shardCount; ++s)
+            for (int other = 0; other < regions; ++other)
+                if (other != q)
+                    m_holdBack[std::size_t(q)][std::size_t(s)] =
+                        std::max(m_holdBack[std::size_t(q)][std::size_t(s)],
+                                 m_geo.between(ownerEdge(q, s) + 1, ownerEdge(other, s) + 1).latencySeconds);
     m_edgeSteps.assign(std::size_t(edges), 0);
     m_stepGeneration.assign(std::size_t(edges), 0);
     m_deferred.resize(std::size_t(edges));
@@ -518,14 +527,26 @@ void HotUpdateDriver::ownerMerge(int region, int shard) {
     if (!o.hasPending())
         return;
     const int contributors = int(m_shape.edgesOfRegion[std::size_t(region)].size());
-    auto m = o.merge(m_o.lr, contributors);
-    if (isEmbedding(shard)) {
-        m_presence->ownMerge(region, m.seq, m.change.rows, m_loop.now());
-        m_presence->ownerApplied(region, m.publish.rows, m.publish.versions, o.frontier(), m_loop.now());
-    }
-    ownerPublish(region, shard, m.publish.rows, m.publishSeq);
+    auto prepared = o.prepare(m_o.lr, contributors);
+    if (isEmbedding(shard))
+        m_presence->ownMerge(region, prepared.seq, prepared.change.rows, m_loop.now());
     if (m_o.hotUpdates)
-        ownerSendChange(region, shard, m.seq, m.change);
+        ownerSendChange(region, shard, prepared.seq, prepared.change);
+    auto apply = [this, region, shard, prepared = std::move(prepared)] {
+        auto &o = owner(region, shard);
+        const auto m = o.applyOwn(prepared);
+        if (isEmbedding(shard))
+            m_presence->ownerApplied(region, m.publish.rows, m.publish.versions, o.frontier(), m_loop.now());
+        ownerPublish(region, shard, m.publish.rows, m.publishSeq);
+    };
+    // With hot updates, the region applies its own change when it reaches the
+    // farthest other region's owner: every copy then moves at about the same
+    // time, and no region runs ahead on its own data.
+    const double hold = m_o.hotUpdates && m_o.holdOwnChanges ? m_holdBack[std::size_t(region)][std::size_t(shard)] : 0.0;
+    if (hold > 0)
+        m_loop.after(hold, std::move(apply));
+    else
+        apply();
 }
 
 void HotUpdateDriver::ownerSendChange(int region, int shard, std::uint64_t seq, const RowDelta &change) {
