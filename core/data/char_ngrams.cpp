@@ -7,26 +7,30 @@
 
 namespace synaptic::data {
 
+PaddedText padForNgrams(std::string_view utf8) {
+    PaddedText p;
+    p.text.reserve(utf8.size() + 2);
+    p.text.push_back(' ');
+    for (char c : utf8)
+        p.text.push_back(c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
+    p.text.push_back(' ');
+    p.starts.reserve(p.text.size() + 1);
+    for (std::size_t i = 0; i < p.text.size(); ++i)
+        if ((std::uint8_t(p.text[i]) & 0xC0) != 0x80)
+            p.starts.push_back(i);
+    p.starts.push_back(p.text.size());
+    return p;
+}
+
 std::vector<std::int64_t> hashedNgrams(std::string_view utf8, const NgramOptions &options) {
     if (options.buckets <= 0 || options.minN < 1 || options.maxN < options.minN)
         throw std::invalid_argument("n-gram options: need buckets > 0 and 1 <= minN <= maxN (got buckets " +
                                     std::to_string(options.buckets) + ", n " + std::to_string(options.minN) +
                                     ".." + std::to_string(options.maxN) + ")");
-    std::string text;
-    text.reserve(utf8.size() + 2);
-    text.push_back(' ');
-    for (char c : utf8)
-        text.push_back(c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
-    text.push_back(' ');
-
-    // Byte offset of every code point, plus the end.
-    std::vector<std::size_t> starts;
-    starts.reserve(text.size() + 1);
-    for (std::size_t i = 0; i < text.size(); ++i)
-        if ((std::uint8_t(text[i]) & 0xC0) != 0x80)
-            starts.push_back(i);
-    const std::size_t points = starts.size();
-    starts.push_back(text.size());
+    const PaddedText padded = padForNgrams(utf8);
+    const std::string &text = padded.text;
+    const auto &starts = padded.starts;
+    const std::size_t points = padded.codePoints();
 
     std::vector<std::int64_t> out;
     out.reserve(points * std::size_t(options.maxN - options.minN + 1));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +19,16 @@ struct NgramOptions {
 };
 
 // Throws std::invalid_argument for buckets <= 0 or n outside 1 <= minN <= maxN.
+// What both the hashed n-grams and the trigram baseline read: the text
+// lower-cased (ASCII), a space at each end, and the byte offset where every
+// code point starts, plus the end.
+struct PaddedText {
+    std::string text;
+    std::vector<std::size_t> starts; // code points + 1 entries
+    std::size_t codePoints() const { return starts.size() - 1; }
+};
+PaddedText padForNgrams(std::string_view utf8);
+
 std::vector<std::int64_t> hashedNgrams(std::string_view utf8, const NgramOptions &options = {});
 
 // Many texts' n-grams in the EmbeddingBag layout: one flat index list and the

@@ -14,14 +14,10 @@ EmbeddingEdge::EmbeddingEdge(const LangIdShape &shape, const RowShardMap &table,
     syncClassifier();
     m_views.resize(std::size_t(shardCount));
     const auto weights = m_model->embedding->weight.detach();
-    std::int64_t begin = 0;
-    for (int id : m_table.shards()) {
-        std::int64_t end = begin;
-        while (end < m_table.rows() && m_table.shardOf(end) == id)
-            ++end;
-        m_views[std::size_t(id)] =
-            std::make_unique<VersionedRows>(begin, weights.narrow(0, begin, end - begin), /*holdsAll=*/false);
-        begin = end;
+    for (std::size_t i = 0; i < m_table.shards().size(); ++i) {
+        const auto begin = m_table.beginOf(i);
+        m_views[std::size_t(m_table.shards()[i])] = std::make_unique<VersionedRows>(
+            begin, weights.narrow(0, begin, m_table.endOf(i) - begin), /*holdsAll=*/false);
     }
     // The classifier is small and every batch touches all of it: held whole.
     m_views[std::size_t(classifierShard)] = std::make_unique<VersionedRows>(0, m_classifierRows, /*holdsAll=*/true);

@@ -32,6 +32,19 @@ namespace {
 
 enum class Traffic { Gradient, Publish, OwnerToOwner, Center, CatchUp };
 
+// Notes number `seq` in an outbox (publish or change); true when the outbox
+// was idle and a flush must be scheduled.
+template <typename Outbox>
+bool queueNumber(Outbox &box, std::uint64_t seq) {
+    if (box.from == 0)
+        box.from = seq;
+    box.to = seq;
+    if (box.scheduled)
+        return false;
+    box.scheduled = true;
+    return true;
+}
+
 // The scenario's driver: the event loop, the links, the nodes' states and the
 // measurements. Nodes never touch each other: every exchange is a message the
 // driver carries over a link (DESIGN.md §3).
@@ -435,13 +448,8 @@ void HotUpdateDriver::ownerPublish(int region, int shard, const std::vector<std:
     for (int edge : m_shape.edgesOfRegion[std::size_t(region)]) {
         auto &box = m_publishOut[{region, shard, edge}];
         box.rows.insert(rows.begin(), rows.end());
-        if (box.from == 0)
-            box.from = seq;
-        box.to = seq;
-        if (box.scheduled)
-            continue;
-        box.scheduled = true;
-        m_loop.at(linkFreeAt(from, edge + 1), [this, region, shard, edge] { flushPublish(region, shard, edge); });
+        if (queueNumber(box, seq))
+            m_loop.at(linkFreeAt(from, edge + 1), [this, region, shard, edge] { flushPublish(region, shard, edge); });
     }
 }
 
@@ -557,13 +565,8 @@ void HotUpdateDriver::ownerSendChange(int region, int shard, std::uint64_t seq, 
         auto &box = m_changeOut[{region, shard, q}];
         box.rows.insert(box.rows.end(), change.rows.begin(), change.rows.end());
         box.values.push_back(change.values);
-        if (box.from == 0)
-            box.from = seq;
-        box.to = seq;
-        if (box.scheduled)
-            continue;
-        box.scheduled = true;
-        m_loop.at(linkFreeAt(from, ownerEdge(q, shard) + 1), [this, region, shard, q] { flushChange(region, shard, q); });
+        if (queueNumber(box, seq))
+            m_loop.at(linkFreeAt(from, ownerEdge(q, shard) + 1), [this, region, shard, q] { flushChange(region, shard, q); });
     }
 }
 

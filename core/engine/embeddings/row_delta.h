@@ -80,6 +80,9 @@ public:
 
     int shardOf(std::int64_t row) const;
     const std::vector<int> &shards() const { return m_ids; }
+    // Rows [begin, end) of the i-th shard of the layer (shards()[i]).
+    std::int64_t beginOf(std::size_t i) const { return m_begins[i]; }
+    std::int64_t endOf(std::size_t i) const { return m_ends[i]; }
     std::int64_t rows() const { return m_ends.empty() ? 0 : m_ends.back(); }
 
 private:

@@ -1,19 +1,15 @@
 #include "trigram_baseline.h"
 
+#include "core/data/char_ngrams.h"
+
 #include <cmath>
 
 namespace synaptic::engine {
 
 std::vector<std::string> charTrigrams(const std::string &utf8) {
-    std::string text = " ";
-    for (char c : utf8)
-        text.push_back(c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c);
-    text.push_back(' ');
-    std::vector<std::size_t> starts;
-    for (std::size_t i = 0; i < text.size(); ++i)
-        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80)
-            starts.push_back(i);
-    starts.push_back(text.size());
+    const auto padded = data::padForNgrams(utf8);
+    const auto &text = padded.text;
+    const auto &starts = padded.starts;
     std::vector<std::string> out;
     for (std::size_t i = 0; i + 3 < starts.size(); ++i)
         out.push_back(text.substr(starts[i], starts[i + 3] - starts[i]));
