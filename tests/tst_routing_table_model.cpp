@@ -80,6 +80,32 @@ private Q_SLOTS:
         QVERIFY(model.data(model.index(4, 0), Qt::BackgroundRole).isValid());
     }
 
+    void rowsHeldAndTheEdgeFurthestBehind() {
+        engine::RoutingTable table(m_plan, m_topology);
+        RoutingTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setNames({"eu-0", "eu-1", "us-0", "us-1"}, {"eu", "us"});
+        table.setOwnerVersion(2, 1, 9, 1.0);
+        table.setCachedVersion(2, 2, 8); // us-0 one behind, us-1 nine behind
+        model.setSnapshot(table.snapshot());
+        const QString tip = model.index(2, RoutingTableModel::VersionLag).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("us-1, 9 versions behind"), qPrintable(tip));
+        QVERIFY(model.index(0, RoutingTableModel::VersionLag).data(Qt::ToolTipRole).toString().contains("every edge"));
+
+        // Without held shares every shard reads "all"; with them, a partly held shard its mean and minimum.
+        QCOMPARE(model.index(1, RoutingTableModel::RowsHeld).data().toString(), QString("all"));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        auto held = std::make_shared<synaptic::ui::HeldShares>(m_plan.shards.size());
+        (*held)[1] = {0.5f, 0.25f, 1.0f, 0.25f};
+        model.setHeldShares(held);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed[0][0].toModelIndex().column(), int(RoutingTableModel::RowsHeld));
+        QCOMPARE(model.index(1, RoutingTableModel::RowsHeld).data().toString(), QString("mean 50.0 %, min 25.0 %"));
+        QCOMPARE(model.index(1, RoutingTableModel::RowsHeld).data(RoutingTableModel::SortRole).toDouble(), 0.5);
+        QVERIFY(model.index(1, RoutingTableModel::RowsHeld).data(Qt::ToolTipRole).toString().contains("us-0: 100.0 %"));
+        QCOMPARE(model.index(0, RoutingTableModel::RowsHeld).data().toString(), QString("all"));
+    }
+
     void sortsNumerically() {
         engine::RoutingTable table(m_plan, m_topology);
         RoutingTableModel model;

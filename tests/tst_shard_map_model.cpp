@@ -58,6 +58,35 @@ private Q_SLOTS:
                  qlonglong(m_plan.shards[std::size_t(shard)].parameters));
     }
 
+    void edgesSayWhatShareOfThePartlyHeldRowsTheyHold() {
+        QCOMPARE(m_model->edgeIndex(0).data(ShardMapModel::HeldShareRole).toDouble(), -1.0); // nothing held partly
+        QVERIFY(!m_model->edgeIndex(0).data().toString().contains("holds"));
+        // Two shards held partly, weighted by their row counts.
+        auto held = std::make_shared<synaptic::ui::HeldShares>(m_plan.shards.size());
+        (*held)[0] = {1.0f, 0.5f, 0.0f, 0.25f};
+        (*held)[1] = {0.0f, 0.5f, 1.0f, 0.25f};
+        QSignalSpy changed(m_model.get(), &QAbstractItemModel::dataChanged);
+        m_model->setHeldShares(held);
+        QCOMPARE(changed.count(), 1);
+        const double r0 = double(m_plan.shards[0].rowEnd - m_plan.shards[0].rowBegin);
+        const double r1 = double(m_plan.shards[1].rowEnd - m_plan.shards[1].rowBegin);
+        QCOMPARE(m_model->edgeIndex(0).data(ShardMapModel::HeldShareRole).toDouble(), r0 / (r0 + r1));
+        QCOMPARE(m_model->edgeIndex(1).data(ShardMapModel::HeldShareRole).toDouble(), 0.5);
+        QVERIFY(m_model->edgeIndex(1).data().toString().endsWith("holds 50.0 % of the table"));
+        // A partly held shard's tooltip lists its region's edges only.
+        for (int e = 0; e < 4; ++e)
+            for (int row = 0; row < m_model->rowCount(m_model->edgeIndex(e)); ++row) {
+                if (shardUnder(e, row).data(ShardMapModel::ShardIdRole).toInt() != 0)
+                    continue;
+                const QString tip = shardUnder(e, row).data(Qt::ToolTipRole).toString();
+                if (e < 2)
+                    QVERIFY2(tip.contains("eu-0: 100.0 %") && tip.contains("eu-1: 50.0 %") && !tip.contains("us-"),
+                             qPrintable(tip));
+                else
+                    QVERIFY2(tip.contains("us-0: 0.0 %") && !tip.contains("eu-"), qPrintable(tip));
+            }
+    }
+
     void dropSendsExactlyOneMoveAndWaitsForTheEngine() {
         QSignalSpy moves(m_model.get(), &ShardMapModel::moveRequested);
         QSignalSpy refused(m_model.get(), &ShardMapModel::moveRefused);

@@ -3,6 +3,7 @@
 
 #include "charts/time_series_chart.h"
 #include "dialogs/new_cluster_dialog.h"
+#include "embeddings/hot_update_window.h"
 #include "panels/control_panel.h"
 #include "remote/remote_window.h"
 #include "replay/recording_opener.h"
@@ -112,6 +113,14 @@ void ControlPlaneWindow::buildFileMenu() {
     });
     // The same config as separate processes on this machine, in a window of its own.
     file->addAction(tr("&Launch local cluster..."), this, [this] { launchLocalCluster(m_config, this); });
+    // The second task (issue 16): the language-ID model's embedding shards
+    // and their hot updates, on this window's cluster, in a window of its own.
+    file->addAction(tr("&Embedding hot updates (language ID)..."), this, [this] {
+        auto *w = new HotUpdateWindow(m_config);
+        w->setAttribute(Qt::WA_DeleteOnClose);
+        w->show();
+        w->start();
+    });
     file->addAction(tr("Open &recording..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open recording"), recordingsFolder(),
                                                           tr("Synaptic recording (*.synrec);;All files (*)"));

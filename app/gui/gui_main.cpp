@@ -3,6 +3,7 @@
 #include "gui_options.h"
 
 #include "ui/control_plane_window.h"
+#include "ui/embeddings/hot_update_window.h"
 #include "ui/main_window.h"
 #include "ui/remote/remote_call.h"
 #include "ui/remote/remote_window.h"
@@ -102,6 +103,15 @@ int main(int argc, char **argv) {
             if (options.replayPlay)
                 w->replay()->play();
         });
+    } else if (options.langIdTask) {
+        auto *w = new synaptic::ui::HotUpdateWindow(options.cluster);
+        auto scenario = w->options();
+        scenario.seed = options.cluster.seed;
+        w->setOptions(scenario);
+        w->setFortuneDir(options.fortuneDir);
+        window.reset(w);
+        if (options.autostart)
+            QTimer::singleShot(0, w, &synaptic::ui::HotUpdateWindow::start);
     } else if (options.trainMode) {
         auto *w = new synaptic::ui::MainWindow(options.train);
         window.reset(w);

@@ -17,6 +17,8 @@ void addGuiOptions(QCommandLineParser &p) {
         {"strategy", "synaptic, param_server, allreduce, diloco, gossip, hier_allreduce or hier_diloco (default: the config's).", "NAME"},
         {"steps", "Training steps per edge before the cluster stops (default: until stopped).", "N"},
         {"train", "Open the single-model training window instead of the control plane."},
+        {"task", "fashion-mnist (default: the control plane) or langid (the language-ID model's embedding hot "
+                 "updates on the cluster, with --data the fortune folder).", "NAME"},
         {"layout", "Dock arrangement saved with View > Save layout.", "FILE"},
         {"commands", "JSON list of timed commands to apply (see README), e.g. for scripted screenshots.", "FILE"},
         {"epochs", "Epochs to train (default 5).", "N"},
@@ -102,7 +104,7 @@ void readConnectOptions(const QCommandLineParser &p, GuiOptions &o) {
     o.remote.address = p.value("connect").trimmed().toStdString();
     if (o.remote.address.empty())
         throw engine::ConfigError("--connect", "expects the center's address, host:port");
-    for (const char *flag : {"train", "replay", "run", "seek", "play", "config", "strategy", "seed", "steps", "commands",
+    for (const char *flag : {"train", "task", "replay", "run", "seek", "play", "config", "strategy", "seed", "steps", "commands",
                              "data", "epochs", "subset", "test-subset", "batch", "lr", "threads", "device", "eval-every"})
         if (p.isSet(flag))
             throw engine::ConfigError(std::string("--") + flag,
@@ -151,7 +153,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             if (p.isSet(flag))
                 throw engine::ConfigError(std::string("--") + flag, "is a replay flag: use it with --replay FILE");
     } else {
-        for (const char *flag : {"train", "record", "commands", "steps", "config", "strategy", "seed"})
+        for (const char *flag : {"train", "task", "record", "commands", "steps", "config", "strategy", "seed"})
             if (p.isSet(flag))
                 throw engine::ConfigError(std::string("--") + flag, "cannot be used with --replay (a recording "
                                                                    "brings its own config and commands)");
@@ -164,6 +166,22 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             if (p.isSet(flag))
                 throw engine::ConfigError(std::string("--") + flag, "is a training flag: use it with --train");
         o.cluster = clusterConfig(p, o.clusterName);
+        if (p.isSet("task")) {
+            const QString task = p.value("task");
+            if (task != "fashion-mnist" && task != "langid")
+                throw engine::ConfigError("--task", "unknown task '" + task.toStdString() +
+                                                        "' (fashion-mnist, langid)");
+            o.langIdTask = task == "langid";
+        }
+        if (o.langIdTask) {
+            for (const char *flag : {"strategy", "steps", "commands", "record", "layout"})
+                if (p.isSet(flag))
+                    throw engine::ConfigError(std::string("--") + flag,
+                                              "is a control-plane flag: the langid task runs its own scenario");
+            if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
+            o.fortuneDir = p.value("data");
+            return o;
+        }
         if (p.isSet("strategy")) {
             const std::string s = p.value("strategy").toStdString();
             if (std::find(engine::kStrategies.begin(), engine::kStrategies.end(), s) == engine::kStrategies.end())
@@ -184,7 +202,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
         }
         return o;
     }
-    for (const char *flag : {"strategy", "steps", "commands", "layout"})
+    for (const char *flag : {"strategy", "steps", "commands", "layout", "task"})
         if (p.isSet(flag))
             throw engine::ConfigError(std::string("--") + flag, "is a cluster flag: not with --train");
     // A live chart wants accuracy points more often than once per epoch.

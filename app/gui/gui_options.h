@@ -18,6 +18,10 @@ struct GuiOptions {
     // Default: the control plane on a simulated cluster. --train: the
     // single-model training window of the first release.
     bool trainMode = false;
+    // --task langid: the language-ID model's embedding hot updates on the
+    // cluster config (issue 16) instead of Fashion-MNIST's control plane.
+    bool langIdTask = false;
+    QString fortuneDir; // --data with --task langid
     engine::ClusterConfig cluster;
     QString clusterName;            // file name shown in the title
     std::uint64_t stepsPerEdge = 0; // 0: train until stopped

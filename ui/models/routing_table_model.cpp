@@ -49,6 +49,45 @@ void RoutingTableModel::setDriftThreshold(double threshold) {
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
 }
 
+void RoutingTableModel::setHeldShares(std::shared_ptr<const HeldShares> shares) {
+    m_held = std::move(shares);
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, RowsHeld), index(rowCount() - 1, RowsHeld));
+}
+
+QString RoutingTableModel::heldTooltip(int shard) const {
+    if (!heldStats(m_held.get(), shard).partial)
+        return tr("every edge holds all of this shard's rows");
+    const auto &perEdge = (*m_held)[std::size_t(shard)];
+    QStringList lines{tr("share of the rows each edge holds:")};
+    for (std::size_t e = 0; e < perEdge.size(); ++e)
+        lines << QStringLiteral("%1: %2 %")
+                     .arg(int(e) < m_edgeNames.size() ? m_edgeNames[int(e)] : QString::number(e))
+                     .arg(double(perEdge[e]) * 100, 0, 'f', 1);
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString RoutingTableModel::lagTooltip(const engine::ShardRoute &row) const {
+    const auto &regionOf = m_snapshot->regionOfEdge;
+    int worst = -1;
+    std::uint64_t lag = 0;
+    for (std::size_t e = 0; e < row.cachedVersion.size() && e < regionOf.size(); ++e) {
+        const auto owner = row.ownerVersion[std::size_t(regionOf[e])];
+        if (owner > row.cachedVersion[e] && owner - row.cachedVersion[e] > lag) {
+            lag = owner - row.cachedVersion[e];
+            worst = int(e);
+        }
+    }
+    if (worst < 0)
+        return tr("every edge caches its owner's version");
+    const int region = regionOf[std::size_t(worst)];
+    const int owner = row.owner[std::size_t(region)];
+    return tr("furthest behind: %1, %2 versions behind its owner %3")
+        .arg(worst < m_edgeNames.size() ? m_edgeNames[worst] : QString::number(worst))
+        .arg(lag)
+        .arg(owner >= 0 && owner < m_edgeNames.size() ? m_edgeNames[owner] : QString::number(owner));
+}
+
 int RoutingTableModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() || !m_snapshot ? 0 : int(m_snapshot->rows.size());
 }
@@ -59,7 +98,7 @@ QVariant RoutingTableModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char *names[] = {"shard", "layer", "rows", "parameters", "owner per region", "owner version",
-                                  "center version", "min cached", "version lag", "drift", "last update (s)"};
+                                  "center version", "min cached", "version lag", "drift", "last update (s)", "rows held"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -78,6 +117,10 @@ QVariant RoutingTableModel::data(const QModelIndex &index, int role) const {
             return QBrush(QColor(214, 96, 77, 90)); // translucent: readable on dark and light themes
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == RowsHeld)
+            return heldTooltip(row.shard.id);
+        if (index.column() == VersionLag)
+            return lagTooltip(row);
         if (row.parameterDrift > m_driftThreshold)
             return tr("drift %1 is above the threshold %2").arg(row.parameterDrift, 0, 'f', 3).arg(m_driftThreshold);
         return {};
@@ -108,6 +151,12 @@ QVariant RoutingTableModel::display(const engine::ShardRoute &row, int column) c
         const double last = row.lastSync.empty() ? 0 : *std::max_element(row.lastSync.begin(), row.lastSync.end());
         return QString::number(last, 'f', 2);
     }
+    case RowsHeld: {
+        const auto held = heldStats(m_held.get(), row.shard.id);
+        if (!held.partial)
+            return tr("all");
+        return tr("mean %1 %, min %2 %").arg(held.mean * 100, 0, 'f', 1).arg(held.min * 100, 0, 'f', 1);
+    }
     default: return {};
     }
 }
@@ -126,6 +175,7 @@ QVariant RoutingTableModel::sortKey(const engine::ShardRoute &row, int column) c
     case VersionLag: return qulonglong(row.versionLag(m_snapshot->regionOfEdge));
     case Drift: return row.parameterDrift;
     case LastSync: return row.lastSync.empty() ? 0.0 : *std::max_element(row.lastSync.begin(), row.lastSync.end());
+    case RowsHeld: return heldStats(m_held.get(), row.shard.id).mean;
     default: return {};
     }
 }

@@ -1,11 +1,14 @@
 #pragma once
 
+#include "held_shares.h"
+
 #include "core/engine/synapse/routing_table.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
 
 #include <memory>
+#include <vector>
 
 namespace synaptic::ui {
 
@@ -19,7 +22,8 @@ class RoutingTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Shard, Layer, Rows, Parameters, Owners, OwnerVersion, CenterVersion, MinCached, VersionLag, Drift,
-                  LastSync, ColumnCount };
+                  LastSync, RowsHeld, ColumnCount };
+
     static constexpr int SortRole = Qt::UserRole;
 
     explicit RoutingTableModel(QObject *parent = nullptr);
@@ -29,6 +33,8 @@ public:
     const std::shared_ptr<const engine::RoutingSnapshot> &snapshot() const { return m_snapshot; }
     // Rows whose parameter drift exceeds this are highlighted.
     void setDriftThreshold(double threshold);
+    // Fills the "rows held" column (dense shards read "all").
+    void setHeldShares(std::shared_ptr<const HeldShares> shares);
     double driftThreshold() const { return m_driftThreshold; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -40,7 +46,11 @@ private:
     QVariant display(const engine::ShardRoute &row, int column) const;
     QVariant sortKey(const engine::ShardRoute &row, int column) const;
 
+    QString heldTooltip(int shard) const;
+    QString lagTooltip(const engine::ShardRoute &row) const; // names the edge furthest behind
+
     std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
+    std::shared_ptr<const HeldShares> m_held;
     QStringList m_edgeNames;
     QStringList m_regionNames;
     double m_driftThreshold = 0.5;

@@ -110,6 +110,23 @@ void ShardMapModel::setEdgeMode(int edge, const QString &mode) {
     Q_EMIT dataChanged(edgeIndex(edge), edgeIndex(edge));
 }
 
+void ShardMapModel::setHeldShares(std::shared_ptr<const HeldShares> shares) {
+    m_held = std::move(shares);
+    if (!m_edgeNames.isEmpty())
+        Q_EMIT dataChanged(edgeIndex(0), edgeIndex(int(m_edgeNames.size()) - 1));
+}
+
+QString ShardMapModel::heldTooltip(int shard, int region) const {
+    if (!heldStats(m_held.get(), shard).partial)
+        return {};
+    const auto &perEdge = (*m_held)[std::size_t(shard)];
+    QStringList lines{tr("rows of this shard held in %1:").arg(m_regionNames.value(region))};
+    for (int e = 0; e < m_edgeNames.size() && std::size_t(e) < perEdge.size(); ++e)
+        if (m_regionOfEdge.value(e) == region)
+            lines << QStringLiteral("%1: %2 %").arg(m_edgeNames[e]).arg(double(perEdge[std::size_t(e)]) * 100, 0, 'f', 1);
+    return lines.join(QLatin1Char('\n'));
+}
+
 QModelIndex ShardMapModel::index(int row, int column, const QModelIndex &parent) const {
     if (!hasIndex(row, column, parent))
         return {};
@@ -146,6 +163,7 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
     if (index.internalId() == kEdgeItem) {
         const int e = index.row();
         const qlonglong total = owned(e);
+        const double held = m_snapshot ? edgeHeldShare(m_held.get(), *m_snapshot, e) : -1;
         switch (role) {
         case Qt::DisplayRole:
             return tr("%1 (%2) — %3 shards, %4 parameters (%5 %), %6")
@@ -154,6 +172,7 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
                 .arg(QLocale().toString(total))
                 .arg(share(e) * 100, 0, 'f', 1)
                 .arg(m_edgeMode[e]) +
+                (held >= 0 ? tr(" — holds %1 % of the table").arg(held * 100, 0, 'f', 1) : QString()) +
                 (outOfBounds(e) ? tr(" — outside %1").arg(boundsText()) : QString());
         case Qt::ForegroundRole: return outOfBounds(e) ? QVariant(QColor(0xd0, 0x30, 0x30)) : QVariant();
         case Qt::ToolTipRole:
@@ -164,6 +183,7 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
                                   : QVariant();
         case ParametersRole: return total;
         case ShareRole: return share(e);
+        case HeldShareRole: return held;
         case OutOfBoundsRole: return outOfBounds(e);
         case EdgeModeRole: return m_edgeMode[e];
         default: return {};
@@ -186,6 +206,10 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
         return f;
     }
     case Qt::ForegroundRole: return inFlight ? QVariant(QColor(0xf0, 0x9a, 0x30)) : QVariant();
+    case Qt::ToolTipRole: {
+        const auto tip = heldTooltip(shard, m_regionOfEdge.value(e));
+        return tip.isEmpty() ? QVariant() : QVariant(tip);
+    }
     case ShardIdRole: return shard;
     case ParametersRole: return qlonglong(m_snapshot->rows[std::size_t(shard)]->shard.parameters);
     case InFlightRole: return inFlight;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "held_shares.h"
+
 #include "core/engine/sim/sim_command.h"
 #include "core/engine/synapse/routing_table.h"
 
@@ -34,6 +36,7 @@ public:
     static constexpr int InFlightRole = Qt::UserRole + 3;   // shard items: a move was sent, not yet reported
     static constexpr int ShareRole = Qt::UserRole + 4;       // edges: fraction of all parameters owned (double)
     static constexpr int OutOfBoundsRole = Qt::UserRole + 5; // edges: the share is outside the planner's bounds
+    static constexpr int HeldShareRole = Qt::UserRole + 6;   // edges: share of the embedding rows held (double; -1: none)
     static inline const QString kMimeType = QStringLiteral("application/x-synaptic-shards");
 
     explicit ShardMapModel(QObject *parent = nullptr);
@@ -41,6 +44,10 @@ public:
     void setTopology(const QStringList &edgeNames, const QVector<int> &regionOfEdge, const QStringList &regionNames);
     void setSnapshot(std::shared_ptr<const engine::RoutingSnapshot> snapshot);
     void setEdgeMode(int edge, const QString &mode);
+    // Which embedding rows each edge holds (issue 16): edges then say what
+    // share of the table's rows they hold, and an embedding shard's tooltip
+    // lists its region's edges.
+    void setHeldShares(std::shared_ptr<const HeldShares> shares);
     // What the engine said about a move, whoever asked for it (a drop, a
     // commands file, a replay): accepted → shown in flight until a snapshot
     // shows the new owner; refused → no longer in flight.
@@ -94,6 +101,7 @@ private:
     QList<Dragged> decode(const QMimeData *data) const;
     int targetEdge(const QModelIndex &parent) const;
     QString shardLabel(int shard) const;
+    QString heldTooltip(int shard, int region) const;
     qlonglong owned(int edge) const;
     // What breaking the bounds `dragged` onto `edge` would do, counting moves
     // in flight as done; empty when it keeps them.
@@ -106,6 +114,7 @@ private:
     QVector<QString> m_edgeMode;
     QVector<QVector<int>> m_owned; // per edge, shard ids in ascending order
     std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
+    std::shared_ptr<const HeldShares> m_held;
     QHash<QPair<int, int>, int> m_inFlight; // (shard, region) → target edge: moves sent, not yet seen in a snapshot
     qlonglong m_totalParameters = 0;        // of the model: each region owns all of it
     double m_minShare = 0;

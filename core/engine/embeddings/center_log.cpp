@@ -55,4 +55,11 @@ std::size_t EmbeddingCenterLog::held(int shard) const {
     return n;
 }
 
+std::uint64_t EmbeddingCenterLog::logged(int shard) const {
+    std::uint64_t total = 0;
+    for (auto n : m_logged.at(std::size_t(shard)))
+        total += n;
+    return total;
+}
+
 } // namespace synaptic::engine

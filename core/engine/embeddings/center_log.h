@@ -34,6 +34,8 @@ public:
 
     // Changes held for `shard` (all origins): bounded by what some region still lacks.
     std::size_t held(int shard) const;
+    // Changes logged for `shard` from every origin: the center's version of it.
+    std::uint64_t logged(int shard) const;
 
 private:
     std::vector<std::vector<std::map<std::uint64_t, RowDelta>>> m_log;   // [shard][origin]

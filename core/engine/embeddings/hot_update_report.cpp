@@ -52,6 +52,7 @@ nlohmann::json hotUpdateJson(const HotUpdateResult &r) {
             {"steps", r.steps},
             {"samples", r.samples},
             {"virtual_s", r.virtualSeconds},
+            {"stopped_early", r.stopped},
             {"wall_s", r.wallSeconds},
             {"evals", evals}};
 }

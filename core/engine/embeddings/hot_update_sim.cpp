@@ -58,7 +58,7 @@ public:
             m_o.centerSyncWindows = std::max(1, config.knobs.centerSyncWindows);
     }
 
-    HotUpdateResult run(const std::function<void(const HotUpdateProgress &)> &progress);
+    HotUpdateResult run(const HotUpdateHooks &hooks);
 
 private:
     // --- set-up
@@ -92,6 +92,9 @@ private:
     bool isEmbedding(int shard) const { return shard != m_classifierShard; }
     void evaluate();
     void auditRows(int edge, const std::vector<std::int64_t> &rows);
+    // --- the app's live view
+    void readControls();
+    HotUpdateFrame frame();
 
     const ClusterConfig &m_config;
     ClusterShape m_shape;
@@ -146,6 +149,12 @@ private:
     // Audit: per region, embedding row -> publish numbers (of its owner) that changed it.
     std::vector<std::vector<std::vector<std::uint64_t>>> m_rowHistory; // [region][row]
     std::vector<std::vector<double>> m_firstChangedAt;                // [region][row]: first publish, -1 none
+    // The live view: the bound in force (options' or the operator's), the
+    // routing table the frames show, and when each owner last heard the center.
+    HotUpdateControls *m_controls = nullptr;
+    int m_lagBound = 0;
+    std::unique_ptr<RoutingTable> m_routing;
+    std::vector<std::vector<double>> m_lastCenterSync; // [region][shard]
 };
 
 void HotUpdateDriver::buildData() {
@@ -277,6 +286,9 @@ void HotUpdateDriver::buildNodes() {
     m_presence = std::make_unique<RowPresence>(regions, regionOfEdge, m_o.newLanguageAt);
     m_rowHistory.assign(std::size_t(regions), std::vector<std::vector<std::uint64_t>>(std::size_t(m_o.buckets)));
     m_firstChangedAt.assign(std::size_t(regions), std::vector<double>(std::size_t(m_o.buckets), -1.0));
+    m_routing = std::make_unique<RoutingTable>(m_plan, topologyOf(m_config));
+    m_lastCenterSync.assign(std::size_t(regions), std::vector<double>(std::size_t(shardCount), 0.0));
+    m_lagBound = m_o.lagBound;
 }
 
 Link &HotUpdateDriver::linkFor(int fromNode, int toNode) {
@@ -371,7 +383,7 @@ void HotUpdateDriver::edgeStep(int edge) {
         uses[std::size_t(m_classifierShard)] = true;
         bool wait = false;
         for (int s = 0; s < node.shardCount(); ++s) {
-            if (!uses[std::size_t(s)] || node.missed(s) <= std::uint64_t(m_o.lagBound))
+            if (!uses[std::size_t(s)] || node.missed(s) <= std::uint64_t(m_lagBound))
                 continue;
             wait = true;
             // A catch-up whose request or answer was lost is asked again.
@@ -617,6 +629,7 @@ void HotUpdateDriver::ownerCenterSync(int region, int shard) {
         auto answer = m_center->report(region, shard, changes, frontier);
         send(0, from, answer.bytes, Traffic::Center, [this, region, shard, answer = std::move(answer)] {
             owner(region, shard).acknowledge(answer.acknowledged);
+            m_lastCenterSync[std::size_t(region)][std::size_t(shard)] = m_loop.now();
             for (const auto &m : answer.missing)
                 ownerReceiveChange(region, shard, m.origin, m.seq, m.seq, m.change);
         });
@@ -636,7 +649,7 @@ void HotUpdateDriver::auditRows(int edge, const std::vector<std::int64_t> &rows)
         const auto held = node.view(shard).version(r);
         const std::uint64_t lag = ownerVersion > held ? ownerVersion - held : 0;
         m_r.maxLagSeen = std::max(m_r.maxLagSeen, lag);
-        if (lag > std::uint64_t(m_o.lagBound))
+        if (lag > std::uint64_t(m_lagBound))
             ++m_r.lagViolations;
     }
 }
@@ -661,7 +674,76 @@ void HotUpdateDriver::evaluate() {
     m_r.evals.push_back(std::move(p));
 }
 
-HotUpdateResult HotUpdateDriver::run(const std::function<void(const HotUpdateProgress &)> &progress) {
+void HotUpdateDriver::readControls() {
+    if (!m_controls)
+        return;
+    const int bound = m_controls->lagBound.load(std::memory_order_relaxed);
+    if (bound >= 0)
+        m_lagBound = bound;
+    m_r.stopped = m_controls->stop.load(std::memory_order_relaxed);
+}
+
+HotUpdateFrame HotUpdateDriver::frame() {
+    HotUpdateFrame f;
+    f.virtualTime = m_loop.now();
+    f.duration = m_o.duration;
+    f.steps = m_r.steps;
+    // Only what moved is written: an unchanged row keeps its pointer, so the
+    // app's table repaints the rows that changed (DESIGN.md §6).
+    const auto before = m_routing->snapshot();
+    const int shards = int(m_plan.shards.size());
+    for (int s = 0; s < shards; ++s) {
+        const auto &row = *before->rows[std::size_t(s)];
+        for (int q = 0; q < m_shape.regionCount(); ++q) {
+            const auto v = owner(q, s).publishSeq();
+            if (v != row.ownerVersion[std::size_t(q)] ||
+                row.lastSync[std::size_t(q)] != m_lastCenterSync[std::size_t(q)][std::size_t(s)])
+                m_routing->setOwnerVersion(s, q, v, m_lastCenterSync[std::size_t(q)][std::size_t(s)]);
+        }
+        for (int e = 0; e < m_shape.edgeCount(); ++e) {
+            const auto v = m_edges[std::size_t(e)]->contiguous(s);
+            if (v != row.cachedVersion[std::size_t(e)])
+                m_routing->setCachedVersion(s, e, v);
+        }
+        const auto logged = m_center->logged(s);
+        if (logged != row.centerVersion)
+            m_routing->setCenterVersion(s, logged);
+    }
+    f.routing = m_routing->snapshot();
+    auto held = std::make_shared<std::vector<std::vector<float>>>(std::size_t(shards));
+    for (int s = 0; s < shards; ++s) {
+        if (!isEmbedding(s))
+            continue;
+        auto &perEdge = (*held)[std::size_t(s)];
+        for (const auto &edge : m_edges) {
+            const auto &view = edge->view(s);
+            perEdge.push_back(view.rowCount() > 0 ? float(double(view.heldCount()) / double(view.rowCount())) : 0.f);
+        }
+    }
+    f.heldShare = std::move(held);
+    auto arrived = m_presence->takeArrived();
+    f.rowsArrived = arrived.size();
+    if (!arrived.empty()) {
+        std::sort(arrived.begin(), arrived.end());
+        auto at = [&](double q) {
+            return arrived[std::min(arrived.size() - 1, std::size_t(std::ceil(q * double(arrived.size()))) - 1)];
+        };
+        f.presenceP50 = at(0.5);
+        f.presenceP99 = at(0.99);
+    }
+    f.newRowsHeldShare = m_presence->presentShare();
+    f.lagBound = m_lagBound;
+    f.catchUps = m_r.catchUps;
+    f.stepsDeferred = m_r.stepsDeferred;
+    f.lagViolations = m_r.lagViolations;
+    if (!m_r.evals.empty())
+        f.newLanguageAccuracy = m_r.evals.back().newLanguage;
+    return f;
+}
+
+HotUpdateResult HotUpdateDriver::run(const HotUpdateHooks &hooks) {
+    const auto &progress = hooks.progress;
+    m_controls = hooks.controls;
     const auto wallStart = std::chrono::steady_clock::now();
     buildData();
     buildNodes();
@@ -694,13 +776,24 @@ HotUpdateResult HotUpdateDriver::run(const std::function<void(const HotUpdatePro
         m_loop.at(t, [this] { evaluate(); });
 
     double nextReport = 0;
-    while (!m_loop.empty() && m_loop.nextTime() <= m_o.duration + 1e-9) {
+    double nextFrame = 0;
+    readControls();
+    while (!m_r.stopped && !m_loop.empty() && m_loop.nextTime() <= m_o.duration + 1e-9) {
         m_loop.step();
+        readControls();
         if (progress && m_loop.now() >= nextReport) {
             progress({m_loop.now(), m_o.duration, m_r.steps});
             nextReport = m_loop.now() + 0.25;
         }
+        if (hooks.frame && m_loop.now() >= nextFrame) {
+            hooks.frame(frame());
+            nextFrame = m_loop.now() + std::max(1e-3, hooks.frameEvery);
+        }
     }
+    if (hooks.frame)
+        hooks.frame(frame()); // the end state
+    // A stopped run measured up to now, not to the planned end.
+    const double end = m_r.stopped ? m_loop.now() : m_o.duration;
 
     // Edges behind a slow last mile are the tail; the p99 without them says
     // what the rest of the cluster sees.
@@ -711,7 +804,7 @@ HotUpdateResult HotUpdateDriver::run(const std::function<void(const HotUpdatePro
         if (mile)
             m_r.slowEdges.push_back(e);
     }
-    const auto presence = m_presence->summarize(m_o.duration, m_o.duration - syncPeriod * 2.0, slow);
+    const auto presence = m_presence->summarize(end, end - syncPeriod * 2.0, slow);
     m_r.presenceP99WithoutSlowEdges = presence.p99Excluding;
     m_r.presenceMeanByEdge = presence.meanByEdge;
     m_r.rowsTracked = presence.tracked;
@@ -729,7 +822,7 @@ HotUpdateResult HotUpdateDriver::run(const std::function<void(const HotUpdatePro
     for (const auto &region : m_owners)
         for (const auto &o : region)
             m_r.overlapsDropped += o->overlapsDropped();
-    m_r.virtualSeconds = m_o.duration;
+    m_r.virtualSeconds = end;
     m_r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return m_r;
 }
@@ -737,10 +830,17 @@ HotUpdateResult HotUpdateDriver::run(const std::function<void(const HotUpdatePro
 } // namespace
 
 HotUpdateResult runHotUpdateScenario(const ClusterConfig &config, const data::TextCorpus &corpus,
+                                     const HotUpdateOptions &options, const HotUpdateHooks &hooks) {
+    HotUpdateDriver driver(config, corpus, options);
+    return driver.run(hooks);
+}
+
+HotUpdateResult runHotUpdateScenario(const ClusterConfig &config, const data::TextCorpus &corpus,
                                      const HotUpdateOptions &options,
                                      const std::function<void(const HotUpdateProgress &)> &progress) {
-    HotUpdateDriver driver(config, corpus, options);
-    return driver.run(progress);
+    HotUpdateHooks hooks;
+    hooks.progress = progress;
+    return runHotUpdateScenario(config, corpus, options, hooks);
 }
 
 } // namespace synaptic::engine

@@ -4,9 +4,12 @@
 
 #include "core/data/fortune_corpus.h"
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/synapse/routing_table.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -74,6 +77,7 @@ struct HotUpdateResult {
     std::uint64_t samples = 0;
     double virtualSeconds = 0;
     double wallSeconds = 0;
+    bool stopped = false; // ended early by HotUpdateControls::stop
 };
 
 struct HotUpdateProgress {
@@ -82,8 +86,55 @@ struct HotUpdateProgress {
     std::uint64_t steps;
 };
 
+// What the app's embedding view draws while the scenario runs (issue 16 §5),
+// handed out every HotUpdateHooks::frameEvery virtual seconds.
+struct HotUpdateFrame {
+    double virtualTime = 0;
+    double duration = 0;
+    std::uint64_t steps = 0;
+    // The synapse routing table of the scenario's shards (the embedding
+    // table's row ranges, then the classifier). Versions are publish numbers:
+    // an owner's newest, what each edge applied without a gap, and the
+    // changes the center has logged. Rows unchanged since the previous frame
+    // are the same pointers.
+    std::shared_ptr<const RoutingSnapshot> routing;
+    // [shard][edge]: the share of an embedding shard's rows the edge holds
+    // (its data touched them or a publish brought them); empty for the
+    // classifier, which every edge holds whole.
+    std::shared_ptr<const std::vector<std::vector<float>>> heldShare;
+    // New rows (first updated after the new language arrived) that reached
+    // every edge since the previous frame, and the p50 / p99 of their time
+    // from first update to the last edge (0 when none arrived).
+    std::size_t rowsArrived = 0;
+    double presenceP50 = 0, presenceP99 = 0;
+    // Of the new rows so far, the share of (row, edge) pairs where the edge
+    // holds the row's first change.
+    double newRowsHeldShare = 0;
+    int lagBound = 0; // the bound edges enforced during this frame
+    std::uint64_t catchUps = 0, stepsDeferred = 0, lagViolations = 0; // so far
+    // Per region, at the latest evaluation (empty before the first).
+    std::vector<double> newLanguageAccuracy;
+};
+
+// Knobs an operator turns while the scenario runs: the driver reads them
+// between events, any thread may write them.
+struct HotUpdateControls {
+    std::atomic<int> lagBound{-1}; // publishes an edge may miss before it asks; < 0: the options' bound
+    std::atomic<bool> stop{false}; // ends the run at the next event with what was measured so far
+};
+
+struct HotUpdateHooks {
+    std::function<void(const HotUpdateProgress &)> progress; // every 0.25 virtual s
+    std::function<void(const HotUpdateFrame &)> frame;       // every frameEvery virtual s
+    double frameEvery = 0.1;
+    HotUpdateControls *controls = nullptr;
+};
+
 // Runs the scenario on `config`'s regions, edges and links with `corpus`
-// (which must hold options.newLanguage). Deterministic for options.seed.
+// (which must hold options.newLanguage). Deterministic for options.seed as
+// long as no control changes mid-run.
+HotUpdateResult runHotUpdateScenario(const ClusterConfig &config, const data::TextCorpus &corpus,
+                                     const HotUpdateOptions &options, const HotUpdateHooks &hooks);
 HotUpdateResult runHotUpdateScenario(const ClusterConfig &config, const data::TextCorpus &corpus,
                                      const HotUpdateOptions &options,
                                      const std::function<void(const HotUpdateProgress &)> &progress = {});

@@ -54,9 +54,17 @@ void RowPresence::edgeHolds(int edge, const std::vector<std::int64_t> &rows, con
             continue;
         row.present[std::size_t(edge)] = true;
         row.presentAt[std::size_t(edge)] = now;
-        if (++row.presentCount == int(row.present.size()))
+        ++m_presentPairs;
+        if (++row.presentCount == int(row.present.size())) {
             row.doneAt = now;
+            m_arrived.push_back(now - row.firstAt);
+        }
     }
+}
+
+double RowPresence::presentShare() const {
+    const double pairs = double(m_rows.size()) * double(m_regionOfEdge.size());
+    return pairs > 0 ? double(m_presentPairs) / pairs : 0.0;
 }
 
 RowPresence::Summary RowPresence::summarize(double end, double cutoff, const std::vector<bool> &excluded) const {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace synaptic::engine {
@@ -25,6 +26,13 @@ public:
     // Edge `edge` now holds `rows` at `versions`.
     void edgeHolds(int edge, const std::vector<std::int64_t> &rows, const std::vector<std::uint64_t> &versions,
                    double now);
+
+    // Propagation times (s) of the rows that reached every edge since the
+    // last call: what the app's live chart plots.
+    std::vector<double> takeArrived() { return std::exchange(m_arrived, {}); }
+    // Of the rows tracked so far, the share of (row, edge) pairs where the
+    // edge holds the row's first change.
+    double presentShare() const;
 
     struct Summary {
         std::size_t tracked = 0;    // rows first updated in [trackFrom, cutoff]
@@ -54,6 +62,8 @@ private:
     double m_trackFrom;
     std::vector<bool> m_touched; // grown on demand: rows any owner merged
     std::unordered_map<std::int64_t, Row> m_rows;
+    std::vector<double> m_arrived;
+    std::uint64_t m_presentPairs = 0;
 };
 
 } // namespace synaptic::engine

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "hot_update_session.h"
+
+#include <QMainWindow>
+
+class QCheckBox;
+class QLabel;
+class QSpinBox;
+class QTableView;
+class QTreeView;
+class QAction;
+
+namespace synaptic::ui {
+
+class RoutingTableModel;
+class ShardMapModel;
+class TimeSeriesChart;
+
+// The embedding hot-update scenario live (issue 16 §5): the routing table and
+// shard map of the language-ID model's shards (embedding row ranges with the
+// share of their rows each edge holds, then the classifier), a chart of how
+// long new rows take to reach every edge (p50 / p99 of the rows that arrived
+// in each frame), a chart of the share of edges holding the new rows and of
+// the new language's accuracy per region, and the lag bound as a live
+// control. Runs the cluster config it was opened with. GUI thread only.
+class HotUpdateWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit HotUpdateWindow(const engine::ClusterConfig &config, QWidget *parent = nullptr);
+
+    // The scenario's options for the next start (tests shrink it); the lag
+    // bound box follows options.lagBound.
+    void setOptions(const engine::HotUpdateOptions &options);
+    const engine::HotUpdateOptions &options() const { return m_options; }
+    void setFortuneDir(const QString &dir) { m_fortuneDir = dir; }
+
+    HotUpdateSession &session() { return m_session; }
+    RoutingTableModel *routingModel() const { return m_routing; }
+    ShardMapModel *shardMap() const { return m_shardMap; }
+    TimeSeriesChart *propagationChart() const { return m_propagation; }
+    TimeSeriesChart *spreadChart() const { return m_spread; }
+    QSpinBox *lagBoundBox() const { return m_lagBound; }
+    QCheckBox *hotUpdatesBox() const { return m_hotUpdates; }
+    QString statusText() const;
+
+public Q_SLOTS:
+    void start();
+    void stop();
+
+private:
+    void buildToolbar();
+    QWidget *buildViews();
+    void onFrames(const QVector<engine::HotUpdateFrame> &frames);
+    void onFinished(const engine::HotUpdateResult &result);
+    void onStateChanged(HotUpdateSession::State state);
+    void showFrame(const engine::HotUpdateFrame &frame);
+
+    engine::ClusterConfig m_config;
+    engine::HotUpdateOptions m_options;
+    QString m_fortuneDir;
+    HotUpdateSession m_session;
+    RoutingTableModel *m_routing = nullptr;
+    ShardMapModel *m_shardMap = nullptr;
+    TimeSeriesChart *m_propagation = nullptr;
+    TimeSeriesChart *m_spread = nullptr;
+    int m_secondsAxis = 0;
+    int m_shareAxis = 0;
+    QSpinBox *m_lagBound = nullptr;
+    QCheckBox *m_hotUpdates = nullptr;
+    QAction *m_startAction = nullptr;
+    QAction *m_stopAction = nullptr;
+    QLabel *m_status = nullptr;
+    bool m_topologySet = false;
+};
+
+} // namespace synaptic::ui
