@@ -2,7 +2,8 @@
 // language-ID task over Debian's fortune files, on the default topology.
 //
 //   build/dev/bench/synaptic-bench-embeddings [--config FILE] [--seed S]
-//       [--duration S] [--fortune-dir DIR] [--threads N] [--json FILE]
+//       [--duration S] [--values-codec fp32|fp16|int8|config] [--fortune-dir DIR]
+//       [--threads N] [--json FILE]
 //
 // 1. The task itself: the fastText-style model trained in one process against
 //    a character-trigram naive Bayes baseline, test accuracy per language.
@@ -57,12 +58,17 @@ struct Options {
     double newLanguageAt = 0; // 0: the scenario's default
     std::string json;
     std::string commandLine;
+    // Owner -> edge row values (publishes and catch-ups). int8 by default:
+    // fp32 publishes overrun the default's 20 Mb/s last mile (issue 16's
+    // first run, docs/EMBEDDINGS.md). "config": the config's codecs.values.
+    std::string valuesCodec = "int8";
 };
 
 int usage(const std::string &why) {
     std::fprintf(stderr,
                  "synaptic-bench-embeddings: %s\nusage: synaptic-bench-embeddings [--config FILE] [--seed S] "
-                 "[--duration S] [--new-language-at S] [--lr X] [--fortune-dir DIR] [--threads N] [--json FILE]\n",
+                 "[--duration S] [--new-language-at S] [--lr X] [--values-codec fp32|fp16|int8|config] "
+                 "[--fortune-dir DIR] [--threads N] [--json FILE]\n",
                  why.c_str());
     return 2;
 }
@@ -96,6 +102,7 @@ int main(int argc, char **argv) {
             else if (a == "--lr") o.lr = std::stod(value());
             else if (a == "--new-language-at") o.newLanguageAt = std::stod(value());
             else if (a == "--json") o.json = value();
+            else if (a == "--values-codec") o.valuesCodec = value();
             else return usage("unknown option " + a);
         }
     } catch (const std::exception &e) {
@@ -106,6 +113,18 @@ int main(int argc, char **argv) {
     try {
         const ClusterConfig config = loadClusterConfig(o.config);
         HotUpdateOptions scenario;
+        if (o.valuesCodec == "config") {
+            scenario.valuesCodec.reset();
+        } else {
+            try {
+                scenario.valuesCodec = parseCodec(o.valuesCodec);
+            } catch (const std::invalid_argument &e) {
+                return usage(std::string("--values-codec: ") + e.what());
+            }
+        }
+        const std::string valuesCodec = codecName(scenario.valuesCodec.value_or(config.codecs.values));
+        std::printf("owner -> edge row values travel as %s%s\n", valuesCodec.c_str(),
+                    o.valuesCodec == "config" ? " (the config's codecs.values)" : "");
         scenario.seed = o.seed;
         if (o.duration > 0)
             scenario.duration = o.duration;
@@ -243,6 +262,7 @@ int main(int argc, char **argv) {
                       {"rows_unresolved", hot.rowsUnresolved},
                       {"other_regions_gain_pp_vs_center_sync", gain},
                       {"center_sync_period_s", syncPeriod},
+                      {"values_codec", valuesCodec},
                       {"langid", scoreJson(langid, corpus)},
                       {"baseline", scoreJson(base, corpus)},
                       {"hot", hotUpdateJson(hot)},

@@ -18,6 +18,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdlib>
 
 using namespace synaptic;
@@ -81,7 +82,9 @@ private Q_SLOTS:
         QCOMPARE(change.rows, touched);
         QCOMPARE(change.versions, (std::vector<std::uint64_t>{1, 1, 1}));
         QVERIFY(torch::allclose(change.values, grads * -0.5));
-        QCOMPARE(change.wireBytes(), std::uint64_t(16 + 3 * (8 + 8 + 4 * 8)));
+        // Header, row gaps as zigzag varints (1003: 2 bytes, 14 and 25: 1 each), versions 1 byte each, fp32 values.
+        QCOMPARE(change.keyBytes(), std::uint64_t(16 + 4 + 3));
+        QCOMPARE(change.wireBytes(), std::uint64_t(16 + 4 + 3 + 3 * 8 * 4));
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, rows.applyGradients({999}, torch::zeros({1, 8}), 1.0, 4));
     }
 
@@ -115,6 +118,119 @@ private Q_SLOTS:
         QCOMPARE(owner.unreported().size(), std::size_t(1));
         owner.acknowledge(1);
         QCOMPARE(owner.unreported().size(), std::size_t(0));
+    }
+
+    void rowValuesTravelCodedAndChargedAsCoded() {
+        torch::manual_seed(3);
+        RowDelta delta;
+        delta.shard = 1;
+        delta.rows = {10, 11, 12, 13, 14, 15, 16, 17};
+        delta.versions.assign(delta.rows.size(), 4);
+        delta.values = torch::randn({8, 32});
+        const auto exact = delta.values.clone();
+        const auto fp32Bytes = delta.wireBytes();
+
+        RowDelta asFp32 = delta;
+        QCOMPARE(codeRowValues(asFp32, parseCodec("fp32")), fp32Bytes);
+        QVERIFY(torch::equal(asFp32.values, exact));
+
+        // int8: one byte per value and one scale per 256 (8 rows here), what the receiver decodes.
+        RowDelta asInt8 = delta;
+        asInt8.values = exact.clone();
+        const auto int8Bytes = codeRowValues(asInt8, parseCodec("int8"));
+        QCOMPARE(int8Bytes, delta.keyBytes() + 8 * 32 + 4);
+        QCOMPARE(delta.keyBytes(), std::uint64_t(16 + 8 + 8)); // rows 10..17: a byte a gap; versions a byte each
+        QVERIFY(double(fp32Bytes) / double(int8Bytes) > 3.5);
+        QVERIFY(!torch::equal(asInt8.values, exact)); // lossy...
+        const double step = exact.abs().max().item<double>() / 127.0;
+        QVERIFY((asInt8.values - exact).abs().max().item<double>() <= step / 2 + 1e-6); // ...by half a step at most
+        QCOMPARE(asInt8.values.sizes(), exact.sizes());
+        QCOMPARE(asInt8.rows, delta.rows);
+        QCOMPARE(asInt8.versions, delta.versions);
+
+        RowDelta asFp16 = delta;
+        asFp16.values = exact.clone();
+        QCOMPARE(codeRowValues(asFp16, parseCodec("fp16")), delta.keyBytes() + 8 * 32 * 2);
+        QVERIFY(torch::allclose(asFp16.values, exact, 1e-3, 1e-3));
+
+        // Top-k would leave parts of rows behind: refused, by the row coder and by the scenario.
+        RowDelta asTopK = delta;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, codeRowValues(asTopK, parseCodec("topk:0.1")));
+        auto config = loadClusterConfig(testData("tiny_cluster.json"));
+        config.codecs.values = parseCodec("topk:0.1");
+        auto o = smallScenario();
+        o.valuesCodec.reset(); // the config's
+        try {
+            runHotUpdateScenario(config, smallCorpus(), o);
+            QFAIL("a top-k values codec must be refused");
+        } catch (const ConfigError &e) {
+            QVERIFY2(QString(e.what()).contains("codecs.values"), e.what());
+        }
+    }
+
+    void int8PublishesKeepTheLagGuardAndSpendFewerBytes() {
+        auto config = loadClusterConfig(testData("tiny_cluster.json"));
+        config.intraRegion.lossRate = 0.05;
+        auto o = smallScenario();
+        o.lagBound = 1;
+        o.valuesCodec = parseCodec("fp32");
+        const auto fp32 = runHotUpdateScenario(config, smallCorpus(), o);
+        o.valuesCodec.reset(); // the config's, now int8
+        config.codecs.values = parseCodec("int8");
+        const auto int8 = runHotUpdateScenario(config, smallCorpus(), o);
+        QCOMPARE(int8.lagViolations, std::uint64_t(0));
+        QVERIFY(int8.catchUps > 0); // the guard still asks after lost publishes
+        QVERIFY2(double(fp32.publishBytes) / double(int8.publishBytes) > 2.5,
+                 (std::to_string(fp32.publishBytes) + " vs " + std::to_string(int8.publishBytes)).c_str());
+        // Whole shards are charged under the same codec: the ratio stays a like-for-like one.
+        const double fp32Ratio = double(fp32.wholeShardEmbeddingBytes) / double(fp32.sparseEmbeddingBytes);
+        const double int8Ratio = double(int8.wholeShardEmbeddingBytes) / double(int8.sparseEmbeddingBytes);
+        QVERIFY2(int8Ratio < fp32Ratio, (std::to_string(int8Ratio) + " vs " + std::to_string(fp32Ratio)).c_str());
+    }
+
+    void liveControlsTakeEffectAtAVirtualTimeAndAreLogged() {
+        // The app's lag bound and stop, turned from the engine thread's own
+        // frame hook: deterministic, unlike a GUI thread racing the engine.
+        auto config = loadClusterConfig(testData("tiny_cluster.json"));
+        config.intraRegion.lossRate = 0.05;
+        auto o = smallScenario();
+        o.duration = 30.0;
+        o.lagBound = 64; // the first 0.5 s cannot miss that many: nobody asks
+        HotUpdateControls controls;
+        std::vector<HotUpdateFrame> frames;
+        HotUpdateHooks hooks;
+        hooks.controls = &controls;
+        hooks.frame = [&](const HotUpdateFrame &f) {
+            frames.push_back(f);
+            if (f.virtualTime >= 0.5)
+                controls.lagBound = 1;
+            if (f.virtualTime >= 1.2)
+                controls.stop = true;
+        };
+        const auto r = runHotUpdateScenario(config, smallCorpus(), o, hooks);
+        QVERIFY(r.stopped);
+        QVERIFY2(r.virtualSeconds >= 1.2 && r.virtualSeconds < 1.3, std::to_string(r.virtualSeconds).c_str());
+        QCOMPARE(r.lagBoundChanges.size(), std::size_t(1));
+        QVERIFY(r.lagBoundChanges[0].first >= 0.5 && r.lagBoundChanges[0].first < 0.6);
+        QCOMPARE(r.lagBoundChanges[0].second, 1);
+        for (const auto &f : frames) {
+            if (f.virtualTime != r.lagBoundChanges[0].first) // a frame at the change's instant may show either
+                QCOMPARE(f.lagBound, f.virtualTime < r.lagBoundChanges[0].first ? 64 : 1);
+            if (f.virtualTime < r.lagBoundChanges[0].first)
+                QCOMPARE(f.catchUps, std::uint64_t(0));
+            QVERIFY(f.presenceP50 <= f.presenceP99);
+            QVERIFY(std::isnan(f.recentRowsHeldShare) || (f.recentRowsHeldShare >= 0 && f.recentRowsHeldShare <= 1));
+        }
+        QVERIFY(r.catchUps > 0);       // the tighter bound made edges ask...
+        QCOMPARE(r.lagViolations, std::uint64_t(0)); // ...and held
+        // Stopped before it starts: nothing runs.
+        HotUpdateControls stopNow;
+        stopNow.stop = true;
+        HotUpdateHooks stopped;
+        stopped.controls = &stopNow;
+        const auto none = runHotUpdateScenario(config, smallCorpus(), o, stopped);
+        QVERIFY(none.stopped);
+        QCOMPARE(none.steps, std::uint64_t(0));
     }
 
     void rowVersionsNeverGoBack() {

@@ -67,7 +67,9 @@ private Q_SLOTS:
         (*held)[1] = {0.0f, 0.5f, 1.0f, 0.25f};
         QSignalSpy changed(m_model.get(), &QAbstractItemModel::dataChanged);
         m_model->setHeldShares(held);
-        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.count(), 5); // the edges, then each edge's shards (tooltips)
+        QCOMPARE(changed[0][0].toModelIndex(), m_model->edgeIndex(0));
+        QCOMPARE(changed[0][1].toModelIndex(), m_model->edgeIndex(3));
         const double r0 = double(m_plan.shards[0].rowEnd - m_plan.shards[0].rowBegin);
         const double r1 = double(m_plan.shards[1].rowEnd - m_plan.shards[1].rowBegin);
         QCOMPARE(m_model->edgeIndex(0).data(ShardMapModel::HeldShareRole).toDouble(), r0 / (r0 + r1));

@@ -117,6 +117,9 @@ void ControlPlaneWindow::buildFileMenu() {
     // and their hot updates, on this window's cluster, in a window of its own.
     file->addAction(tr("&Embedding hot updates (language ID)..."), this, [this] {
         auto *w = new HotUpdateWindow(m_config);
+        auto options = w->options();
+        options.seed = m_config.seed; // as synaptic --task langid seeds it
+        w->setOptions(options);
         w->setAttribute(Qt::WA_DeleteOnClose);
         w->show();
         w->start();

@@ -242,6 +242,8 @@ void ControlPlaneWindow::buildDocks() {
     m_routingView->setSortingEnabled(true);
     m_routingView->sortByColumn(RoutingTableModel::Shard, Qt::AscendingOrder);
     m_routingView->verticalHeader()->hide();
+    // Fashion-MNIST's shards are dense: every edge holds them whole.
+    m_routingView->setColumnHidden(RoutingTableModel::RowsHeld, true);
     // Interactive, not ResizeToContents: measuring thousands of rows on every
     // update would cost more than the whole refresh budget.
     m_routingView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);

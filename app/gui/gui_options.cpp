@@ -29,7 +29,8 @@ void addGuiOptions(QCommandLineParser &p) {
         {"threads", "LibTorch intra-op threads (default: all cores).", "N"},
         {"device", "cpu, cuda or auto (default auto).", "DEVICE"},
         {"seed", "Random seed (default 1).", "N"},
-        {"data", "Fashion-MNIST directory (default /usr/share/datasets/fashion-mnist).", "DIR"},
+        {"data", "Fashion-MNIST directory (default /usr/share/datasets/fashion-mnist); with --task langid, the "
+                 "fortune files' folder (default /usr/share/games/fortunes).", "DIR"},
         {"eval-every", "Evaluate every N steps as well as each epoch (GUI default 200).", "N"},
         {"no-autostart", "Open the window without starting training."},
         {"screenshot", "Save a PNG of the window after --after seconds, then exit.", "FILE"},
@@ -174,10 +175,10 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             o.langIdTask = task == "langid";
         }
         if (o.langIdTask) {
-            for (const char *flag : {"strategy", "steps", "commands", "record", "layout"})
+            for (const char *flag : {"strategy", "steps", "commands", "record", "layout", "device", "threads"})
                 if (p.isSet(flag))
                     throw engine::ConfigError(std::string("--") + flag,
-                                              "is a control-plane flag: the langid task runs its own scenario");
+                                              "is not a flag of the langid task (its scenario runs on the CPU)");
             if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
             o.fortuneDir = p.value("data");
             return o;

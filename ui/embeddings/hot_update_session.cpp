@@ -66,6 +66,9 @@ void HotUpdateSession::start(const engine::ClusterConfig &config, const engine::
         } catch (const std::exception &e) {
             std::lock_guard lock(m_mutex);
             m_error = QString::fromUtf8(e.what());
+        } catch (...) { // nothing may reach std::terminate on the engine thread
+            std::lock_guard lock(m_mutex);
+            m_error = QStringLiteral("the scenario failed with an unknown error");
         }
     });
     m_drainTimer.start();

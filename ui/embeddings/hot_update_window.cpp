@@ -15,6 +15,8 @@
 #include <QToolBar>
 #include <QTreeView>
 
+#include <cmath>
+
 namespace synaptic::ui {
 
 HotUpdateWindow::HotUpdateWindow(const engine::ClusterConfig &config, QWidget *parent)
@@ -53,9 +55,10 @@ void HotUpdateWindow::buildToolbar() {
     m_lagBound = new QSpinBox(this);
     m_lagBound->setRange(0, 256);
     m_lagBound->setSuffix(tr(" publishes"));
-    m_lagBound->setToolTip(tr("How many publishes of a shard an edge may miss before it asks its owner for a "
-                              "catch-up and holds back training on that shard. Live: the running scenario uses "
-                              "the new bound from its next event."));
+    m_lagBound->setToolTip(tr("How many publishes of a shard an edge may miss before it asks the shard's owner "
+                              "for a catch-up: an edge whose next batch uses such a shard defers that training "
+                              "step until the answer comes. Live: the running scenario takes the new bound at "
+                              "its next event and logs when."));
     connect(m_lagBound, &QSpinBox::valueChanged, this, [this](int bound) { m_session.setLagBound(bound); });
     bar->addWidget(m_lagBound);
 }
@@ -84,10 +87,10 @@ QWidget *HotUpdateWindow::buildViews() {
     // This scenario's owners are fixed by the planner: no drag to move them.
     tree->setDragEnabled(false);
 
-    m_propagation = new TimeSeriesChart(tr("New rows: time to reach every edge"));
+    m_propagation = new TimeSeriesChart(tr("New rows: time to reach every edge (rows done in the last 1 s)"));
     m_propagation->setXAxisKind(XAxisKind::VirtualSeconds);
     m_secondsAxis = m_propagation->addValueAxis(tr("propagation time (s)"), Qt::AlignLeft, 0.0);
-    m_spread = new TimeSeriesChart(tr("New rows held by the edges; the new language's accuracy"));
+    m_spread = new TimeSeriesChart(tr("Rows first updated in the last 1 s: share held by the edges; new language accuracy"));
     m_spread->setXAxisKind(XAxisKind::VirtualSeconds);
     m_shareAxis = m_spread->addValueAxis(tr("share (fraction)"), Qt::AlignLeft, 0.0, 1.0);
 
@@ -120,6 +123,7 @@ void HotUpdateWindow::start() {
     m_session.setLagBound(m_options.lagBound);
     m_propagation->clear();
     m_spread->clear();
+    m_lastEvalPlotted = -1;
     if (!m_topologySet) {
         QStringList edges, regions;
         QVector<int> regionOfEdge;
@@ -157,16 +161,21 @@ void HotUpdateWindow::onFrames(const QVector<engine::HotUpdateFrame> &frames) {
         SamplePoint p;
         p.steps = double(f.steps);
         p.virtualSeconds = f.virtualTime;
-        if (f.rowsArrived > 0) {
+        if (f.rowsDone > 0) {
             p.value = f.presenceP50;
             m_propagation->addPoint(tr("p50"), m_secondsAxis, p);
             p.value = f.presenceP99;
             m_propagation->addPoint(tr("p99"), m_secondsAxis, p);
         }
-        if (f.virtualTime >= m_options.newLanguageAt) {
-            p.value = f.newRowsHeldShare;
+        if (!std::isnan(f.recentRowsHeldShare)) {
+            p.value = f.recentRowsHeldShare;
             m_spread->addPoint(tr("rows held"), m_shareAxis, p);
         }
+        // Accuracy at the evaluation's own time, once per evaluation.
+        if (f.evalTime <= m_lastEvalPlotted)
+            continue;
+        m_lastEvalPlotted = f.evalTime;
+        p.virtualSeconds = f.evalTime;
         for (std::size_t q = 0; q < f.newLanguageAccuracy.size() && q < m_config.regions.size(); ++q) {
             p.value = f.newLanguageAccuracy[q];
             const QString region = QString::fromStdString(m_config.regions[q].name);

@@ -72,6 +72,7 @@ private:
     QAction *m_stopAction = nullptr;
     QLabel *m_status = nullptr;
     bool m_topologySet = false;
+    double m_lastEvalPlotted = -1; // virtual s of the last evaluation on the chart
 };
 
 } // namespace synaptic::ui

@@ -82,10 +82,23 @@ QString RoutingTableModel::lagTooltip(const engine::ShardRoute &row) const {
         return tr("every edge caches its owner's version");
     const int region = regionOf[std::size_t(worst)];
     const int owner = row.owner[std::size_t(region)];
-    return tr("furthest behind: %1, %2 versions behind its owner %3")
+    return tr("furthest behind: %1, %2 versions behind its owner %3 (versions on their way count)")
         .arg(worst < m_edgeNames.size() ? m_edgeNames[worst] : QString::number(worst))
         .arg(lag)
         .arg(owner >= 0 && owner < m_edgeNames.size() ? m_edgeNames[owner] : QString::number(owner));
+}
+
+QString RoutingTableModel::ownerVersionsTooltip(const engine::ShardRoute &row) const {
+    // The cell shows the newest; each region's owner counts its own versions.
+    QStringList lines{tr("version at each region's owner:")};
+    for (std::size_t q = 0; q < row.ownerVersion.size(); ++q) {
+        const int owner = q < row.owner.size() ? row.owner[q] : -1;
+        lines << QStringLiteral("%1 (%2): %3")
+                     .arg(owner >= 0 && owner < m_edgeNames.size() ? m_edgeNames[owner] : QString::number(owner),
+                          int(q) < m_regionNames.size() ? m_regionNames[int(q)] : QString::number(q))
+                     .arg(row.ownerVersion[q]);
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 int RoutingTableModel::rowCount(const QModelIndex &parent) const {
@@ -117,13 +130,18 @@ QVariant RoutingTableModel::data(const QModelIndex &index, int role) const {
             return QBrush(QColor(214, 96, 77, 90)); // translucent: readable on dark and light themes
         return {};
     case Qt::ToolTipRole:
-        if (index.column() == RowsHeld)
-            return heldTooltip(row.shard.id);
-        if (index.column() == VersionLag)
-            return lagTooltip(row);
+    {
+        QStringList tips;
         if (row.parameterDrift > m_driftThreshold)
-            return tr("drift %1 is above the threshold %2").arg(row.parameterDrift, 0, 'f', 3).arg(m_driftThreshold);
-        return {};
+            tips << tr("drift %1 is above the threshold %2").arg(row.parameterDrift, 0, 'f', 3).arg(m_driftThreshold);
+        if (index.column() == RowsHeld)
+            tips << heldTooltip(row.shard.id);
+        else if (index.column() == VersionLag)
+            tips << lagTooltip(row);
+        else if (index.column() == OwnerVersion)
+            tips << ownerVersionsTooltip(row);
+        return tips.isEmpty() ? QVariant() : QVariant(tips.join(QLatin1Char('\n')));
+    }
     default: return {};
     }
 }

@@ -48,6 +48,7 @@ private:
 
     QString heldTooltip(int shard) const;
     QString lagTooltip(const engine::ShardRoute &row) const; // names the edge furthest behind
+    QString ownerVersionsTooltip(const engine::ShardRoute &row) const;
 
     std::shared_ptr<const engine::RoutingSnapshot> m_snapshot;
     std::shared_ptr<const HeldShares> m_held;

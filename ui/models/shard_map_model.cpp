@@ -112,8 +112,14 @@ void ShardMapModel::setEdgeMode(int edge, const QString &mode) {
 
 void ShardMapModel::setHeldShares(std::shared_ptr<const HeldShares> shares) {
     m_held = std::move(shares);
-    if (!m_edgeNames.isEmpty())
-        Q_EMIT dataChanged(edgeIndex(0), edgeIndex(int(m_edgeNames.size()) - 1));
+    if (m_edgeNames.isEmpty())
+        return;
+    Q_EMIT dataChanged(edgeIndex(0), edgeIndex(int(m_edgeNames.size()) - 1), {Qt::DisplayRole, HeldShareRole});
+    // Shard items: only their tooltips read the held shares.
+    for (int e = 0; e < m_owned.size(); ++e)
+        if (!m_owned[e].isEmpty())
+            Q_EMIT dataChanged(index(0, 0, edgeIndex(e)), index(int(m_owned[e].size()) - 1, 0, edgeIndex(e)),
+                               {Qt::ToolTipRole});
 }
 
 QString ShardMapModel::heldTooltip(int shard, int region) const {
@@ -163,7 +169,8 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
     if (index.internalId() == kEdgeItem) {
         const int e = index.row();
         const qlonglong total = owned(e);
-        const double held = m_snapshot ? edgeHeldShare(m_held.get(), *m_snapshot, e) : -1;
+        const bool wantsHeld = role == Qt::DisplayRole || role == HeldShareRole;
+        const double held = wantsHeld && m_snapshot ? edgeHeldShare(m_held.get(), *m_snapshot, e) : -1;
         switch (role) {
         case Qt::DisplayRole:
             return tr("%1 (%2) — %3 shards, %4 parameters (%5 %), %6")

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "core/engine/codec/codec_spec.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace synaptic::engine {
@@ -32,6 +35,11 @@ struct HotUpdateOptions {
     // when the farthest other region's owner gets it (copies move together).
     bool holdOwnChanges = true;
     int lagBound = 4;                 // publishes an edge may miss before it asks
+    // How owner -> edge row values travel (publishes, catch-up answers):
+    // int8 (issue 14's codec, one scale per 256 values) unless set;
+    // std::nullopt: the config's codecs.values. In fp32 the publish stream
+    // overruns the default cluster's 20 Mb/s last mile (docs/EMBEDDINGS.md).
+    std::optional<CodecSpec> valuesCodec = CodecSpec{Codec::Int8};
     double catchUpTimeout = 0.02;     // s before a catch-up with no answer is asked again (doubling)
     double evalEvery = 0.1;
     std::size_t evalSubset = 400;     // test texts per evaluation (new language: all)

@@ -53,6 +53,7 @@ nlohmann::json hotUpdateJson(const HotUpdateResult &r) {
             {"samples", r.samples},
             {"virtual_s", r.virtualSeconds},
             {"stopped_early", r.stopped},
+            {"lag_bound_changes", r.lagBoundChanges},
             {"wall_s", r.wallSeconds},
             {"evals", evals}};
 }

@@ -56,6 +56,12 @@ public:
             m_o.windowSteps = std::max(1, config.knobs.aggregationWindowSteps);
         if (m_o.centerSyncWindows <= 0)
             m_o.centerSyncWindows = std::max(1, config.knobs.centerSyncWindows);
+        m_lagBound = m_o.lagBound;
+        m_valuesCodec = m_o.valuesCodec.value_or(config.codecs.values);
+        if (m_valuesCodec.codec == Codec::TopK)
+            throw ConfigError(m_o.valuesCodec ? "values codec" : "codecs.values",
+                              "top-k cannot carry embedding row values (a publish sends whole rows, not a delta): "
+                              "use fp32, fp16 or int8");
     }
 
     HotUpdateResult run(const HotUpdateHooks &hooks);
@@ -100,6 +106,7 @@ private:
     ClusterShape m_shape;
     LinkGeography m_geo;
     HotUpdateOptions m_o;
+    CodecSpec m_valuesCodec; // owner -> edge row values
     const data::TextCorpus &m_corpus;
     EventLoop m_loop;
     std::map<std::pair<int, int>, std::unique_ptr<Link>> m_links;
@@ -222,6 +229,7 @@ void HotUpdateDriver::buildNodes() {
         LangIdTrainOptions warm;
         warm.epochs = m_o.warmStartEpochs;
         warm.seed = m_o.seed;
+        warm.cancelled = [this] { return m_controls && m_controls->stop.load(std::memory_order_relaxed); };
         trainLangId(*init, old, warm);
     }
     // The same planner as every other model (DESIGN.md §1): the table splits
@@ -288,7 +296,6 @@ void HotUpdateDriver::buildNodes() {
     m_firstChangedAt.assign(std::size_t(regions), std::vector<double>(std::size_t(m_o.buckets), -1.0));
     m_routing = std::make_unique<RoutingTable>(m_plan, topologyOf(m_config));
     m_lastCenterSync.assign(std::size_t(regions), std::vector<double>(std::size_t(shardCount), 0.0));
-    m_lagBound = m_o.lagBound;
 }
 
 Link &HotUpdateDriver::linkFor(int fromNode, int toNode) {
@@ -310,7 +317,9 @@ void HotUpdateDriver::countEmbedding(int shard, std::uint64_t bytes) {
         return;
     const auto &spec = m_plan.shards[std::size_t(shard)];
     m_r.sparseEmbeddingBytes += bytes;
-    m_r.wholeShardEmbeddingBytes += 16 + std::uint64_t(spec.rowEnd - spec.rowBegin) * std::uint64_t(m_o.dim) * 4;
+    // The same codec as the values it is compared with: a fair whole shard.
+    m_r.wholeShardEmbeddingBytes +=
+        16 + std::uint64_t(double(spec.rowEnd - spec.rowBegin) * double(m_o.dim) * bytesPerValue(m_valuesCodec));
 }
 
 void HotUpdateDriver::send(int fromNode, int toNode, std::uint64_t bytes, Traffic traffic,
@@ -396,7 +405,8 @@ void HotUpdateDriver::edgeStep(int edge) {
             const std::uint64_t since = node.contiguous(s);
             send(edge + 1, ownerNode, 24, Traffic::CatchUp, [this, edge, region, s, since, ownerNode] {
                 auto [values, seq] = owner(region, s).catchUp(since);
-                send(ownerNode, edge + 1, values.wireBytes(), Traffic::CatchUp, [this, edge, s, seq, values] {
+                const auto bytes = codeRowValues(values, m_valuesCodec);
+                send(ownerNode, edge + 1, bytes, Traffic::CatchUp, [this, edge, s, seq, values] {
                     m_edges[std::size_t(edge)]->catchUpAnswered(s);
                     edgeReceivePublish(edge, s, 1, seq, seq, values);
                     // A step waiting for this answer runs now, not a whole interval later.
@@ -427,7 +437,10 @@ void HotUpdateDriver::edgeStep(int edge) {
         for (auto &w : node.takeWindow()) {
             RowDelta wire;
             wire.rows = w.rows;
-            wire.versions.assign(w.rows.size(), 0); // the version each gradient was computed on
+            // The version each gradient was computed on (the owner could spot stale ones).
+            wire.versions.reserve(w.rows.size());
+            for (auto r : w.rows)
+                wire.versions.push_back(node.view(w.shard).version(r));
             wire.values = w.grads;
             const auto bytes = wire.wireBytes();
             const int shard = w.shard;
@@ -480,7 +493,8 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
     // the rest, and the message covers no number (the rest stays queued).
     const double bandwidth = fromNode == edge + 1 ? 1e18 : linkFor(fromNode, edge + 1).spec().bandwidthBitsPerSecond;
     const auto budgetRows = std::max<std::uint64_t>(
-        64, std::uint64_t(bandwidth / 8.0 * m_o.publishBudgetSeconds) / (16 + 4 * std::uint64_t(m_o.dim + 1)));
+        64, std::uint64_t(bandwidth / 8.0 * m_o.publishBudgetSeconds /
+                          (4.0 + bytesPerValue(m_valuesCodec) * double(m_o.dim))));
     std::vector<std::int64_t> rows;
     bool whole = box.rows.size() <= budgetRows;
     if (whole) {
@@ -513,7 +527,8 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
     }
     for (auto r : rows)
         box.sentEver[std::size_t(r - base)] = true;
-    const auto values = owner(region, shard).rows().snapshot(rows, shard);
+    auto values = owner(region, shard).rows().snapshot(rows, shard);
+    const auto valueBytes = codeRowValues(values, m_valuesCodec);
     box.split = box.split || !whole;
     const bool claims = whole && !box.split;
     const std::uint64_t from = claims ? box.from : 0;
@@ -523,7 +538,7 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
         box.from = box.to = 0;
     if (box.rows.empty())
         box.split = false; // the next backlog starts clean; the edge's catch-up covers this one
-    const auto bytes = values.wireBytes() + 16; // plus the range of publish numbers
+    const auto bytes = valueBytes + 16; // plus the range of publish numbers
     if (fromNode != edge + 1)
         countEmbedding(shard, bytes);
     send(fromNode, edge + 1, bytes, Traffic::Publish,
@@ -678,8 +693,10 @@ void HotUpdateDriver::readControls() {
     if (!m_controls)
         return;
     const int bound = m_controls->lagBound.load(std::memory_order_relaxed);
-    if (bound >= 0)
+    if (bound >= 0 && bound != m_lagBound) {
         m_lagBound = bound;
+        m_r.lagBoundChanges.emplace_back(m_loop.now(), bound);
+    }
     m_r.stopped = m_controls->stop.load(std::memory_order_relaxed);
 }
 
@@ -721,23 +738,25 @@ HotUpdateFrame HotUpdateDriver::frame() {
         }
     }
     f.heldShare = std::move(held);
-    auto arrived = m_presence->takeArrived();
-    f.rowsArrived = arrived.size();
-    if (!arrived.empty()) {
-        std::sort(arrived.begin(), arrived.end());
+    auto times = m_presence->recentTimes(m_loop.now(), f.recentWindow);
+    f.rowsDone = times.size();
+    if (!times.empty()) {
+        std::sort(times.begin(), times.end());
         auto at = [&](double q) {
-            return arrived[std::min(arrived.size() - 1, std::size_t(std::ceil(q * double(arrived.size()))) - 1)];
+            return times[std::min(times.size() - 1, std::size_t(std::ceil(q * double(times.size()))) - 1)];
         };
         f.presenceP50 = at(0.5);
         f.presenceP99 = at(0.99);
     }
-    f.newRowsHeldShare = m_presence->presentShare();
+    f.recentRowsHeldShare = m_presence->recentHeldShare(m_loop.now(), f.recentWindow);
     f.lagBound = m_lagBound;
     f.catchUps = m_r.catchUps;
     f.stepsDeferred = m_r.stepsDeferred;
     f.lagViolations = m_r.lagViolations;
-    if (!m_r.evals.empty())
+    if (!m_r.evals.empty()) {
+        f.evalTime = m_r.evals.back().time;
         f.newLanguageAccuracy = m_r.evals.back().newLanguage;
+    }
     return f;
 }
 
@@ -745,8 +764,22 @@ HotUpdateResult HotUpdateDriver::run(const HotUpdateHooks &hooks) {
     const auto &progress = hooks.progress;
     m_controls = hooks.controls;
     const auto wallStart = std::chrono::steady_clock::now();
+    // Stopped while setting up (an app closing the window during warm-up):
+    // nothing was measured.
+    auto stoppedEarly = [&] {
+        readControls();
+        if (m_r.stopped)
+            m_r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        return m_r.stopped;
+    };
+    if (stoppedEarly())
+        return m_r;
     buildData();
+    if (stoppedEarly())
+        return m_r;
     buildNodes();
+    if (stoppedEarly())
+        return m_r;
     m_r.hotUpdates = m_o.hotUpdates;
     for (const auto &r : m_config.regions)
         m_r.regions.push_back(r.name);

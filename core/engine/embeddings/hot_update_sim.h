@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace synaptic::engine {
@@ -78,6 +79,8 @@ struct HotUpdateResult {
     double virtualSeconds = 0;
     double wallSeconds = 0;
     bool stopped = false; // ended early by HotUpdateControls::stop
+    // Operator changes of the lag bound: (virtual s, new bound), in order.
+    std::vector<std::pair<double, int>> lagBoundChanges;
 };
 
 struct HotUpdateProgress {
@@ -102,25 +105,34 @@ struct HotUpdateFrame {
     // (its data touched them or a publish brought them); empty for the
     // classifier, which every edge holds whole.
     std::shared_ptr<const std::vector<std::vector<float>>> heldShare;
-    // New rows (first updated after the new language arrived) that reached
-    // every edge since the previous frame, and the p50 / p99 of their time
-    // from first update to the last edge (0 when none arrived).
-    std::size_t rowsArrived = 0;
+    // Over the last `recentWindow` virtual seconds: the new rows (first
+    // updated after the new language arrived) that reached every edge, and
+    // the p50 / p99 of their time from first update to the last edge (0
+    // when none did); and of the new rows first updated in that time, the
+    // share of (row, edge) pairs where the edge holds the row's first change
+    // (NaN when there were none).
+    double recentWindow = 1.0;
+    std::size_t rowsDone = 0;
     double presenceP50 = 0, presenceP99 = 0;
-    // Of the new rows so far, the share of (row, edge) pairs where the edge
-    // holds the row's first change.
-    double newRowsHeldShare = 0;
-    int lagBound = 0; // the bound edges enforced during this frame
+    double recentRowsHeldShare = 0;
+    int lagBound = 0; // the bound in force at the frame's time
     std::uint64_t catchUps = 0, stepsDeferred = 0, lagViolations = 0; // so far
-    // Per region, at the latest evaluation (empty before the first).
+    // The latest evaluation: when, and per region the new language's
+    // accuracy at its probe edge (evalTime < 0, empty: none yet).
+    double evalTime = -1;
     std::vector<double> newLanguageAccuracy;
 };
 
 // Knobs an operator turns while the scenario runs: the driver reads them
 // between events, any thread may write them.
 struct HotUpdateControls {
-    std::atomic<int> lagBound{-1}; // publishes an edge may miss before it asks; < 0: the options' bound
-    std::atomic<bool> stop{false}; // ends the run at the next event with what was measured so far
+    // Publishes of a shard an edge may miss before it asks for a catch-up;
+    // < 0: the options' bound. Taken at the next event and logged with its
+    // virtual time (HotUpdateResult::lagBoundChanges).
+    std::atomic<int> lagBound{-1};
+    // Ends the run at the next event (or the next warm-up batch) with what
+    // was measured so far.
+    std::atomic<bool> stop{false};
 };
 
 struct HotUpdateHooks {

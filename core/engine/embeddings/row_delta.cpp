@@ -1,5 +1,7 @@
 #include "row_delta.h"
 
+#include "core/engine/codec/codec.h"
+
 #include <ATen/ops/from_blob.h>
 #include <torch/types.h>
 
@@ -18,9 +20,53 @@ at::Tensor indexTensor(const std::vector<std::int64_t> &rows, std::int64_t offse
 }
 } // namespace
 
+namespace {
+std::uint64_t varintBytes(std::uint64_t v) {
+    std::uint64_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        ++n;
+    }
+    return n;
+}
+} // namespace
+
+std::uint64_t RowDelta::keyBytes() const {
+    std::uint64_t bytes = 16; // a shard id and a row count ahead of the rows
+    std::int64_t previous = 0;
+    for (auto r : rows) {
+        const std::int64_t gap = r - previous;
+        bytes += varintBytes((std::uint64_t(gap) << 1) ^ std::uint64_t(gap >> 63)); // zigzag
+        previous = r;
+    }
+    for (auto v : versions)
+        bytes += varintBytes(v);
+    return bytes;
+}
+
 std::uint64_t RowDelta::wireBytes() const {
-    const std::uint64_t perRow = 8 + 8 + (values.defined() && values.dim() == 2 ? 4 * std::uint64_t(values.size(1)) : 0);
-    return 16 + perRow * rows.size(); // a shard id and a row count ahead of the rows
+    const std::uint64_t values4 = values.defined() ? 4 * std::uint64_t(values.numel()) : 0;
+    return keyBytes() + values4;
+}
+
+std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec) {
+    if (spec.codec == Codec::TopK)
+        throw std::invalid_argument("codecs.values: top-k cannot carry embedding row values (a publish sends whole "
+                                    "rows, not a delta): use fp32, fp16 or int8");
+    if (spec.codec == Codec::Fp32 || !delta.values.defined() || delta.values.numel() == 0)
+        return delta.wireBytes();
+    const auto shape = delta.values.sizes().vec();
+    const Coded coded = encode(delta.values.reshape({-1}).contiguous(), spec);
+    delta.values = decode(coded).reshape(shape);
+    return delta.keyBytes() + payloadBytes(coded);
+}
+
+double bytesPerValue(const CodecSpec &spec) {
+    switch (spec.codec) {
+    case Codec::Fp16: return 2.0;
+    case Codec::Int8: return 1.0 + 4.0 / double(kInt8Chunk);
+    default: return 4.0;
+    }
 }
 
 VersionedRows::VersionedRows(std::int64_t begin, at::Tensor values, bool holdsAll)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/engine/codec/codec_spec.h"
 #include "core/engine/synapse/shard_planner.h"
 
 #include <ATen/core/Tensor.h>
@@ -24,9 +25,27 @@ struct RowDelta {
     at::Tensor values;                   // float [rows, dim]: new values, or the change
 
     std::size_t size() const { return rows.size(); }
-    // Bytes on the wire: 8 per row index, 8 per version, 4 per value (fp32).
+    // Bytes on the wire with fp32 values: keyBytes() and 4 per value.
     std::uint64_t wireBytes() const;
+    // Bytes of everything but the values: a 16-byte header (shard, row
+    // count), the row indices as packed varints of the gap to the previous
+    // row (zigzag, so any order is charged honestly) and the versions as
+    // packed varints, as protobuf's packed repeated fields carry them. Rows
+    // are ascending and close, so an index takes a byte or two, not eight.
+    std::uint64_t keyBytes() const;
 };
+
+// Row values as a codec of issue 14 puts them on the wire (owner -> edge
+// publishes and catch-up answers, the config's `codecs.values`): fp32
+// leaves them as they are; fp16 and int8 replace `values` by what the
+// receiver decodes and the bytes are the coded payload's. Returns the
+// message's bytes, counted as wireBytes() counts them. Top-k is refused
+// (std::invalid_argument): a publish carries whole row values, not a delta
+// whose small elements may wait.
+std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec);
+// Bytes per value element under `spec` (fp32 4, fp16 2, int8 1 plus its
+// chunk scales), for the whole-shard baseline to ship under the same codec.
+double bytesPerValue(const CodecSpec &spec);
 
 // Rows [begin, end) of an embedding table with a version per row, and for an
 // edge, which rows it holds at all. Owners keep one per owned shard; an edge

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace synaptic::engine {
 
@@ -54,17 +55,32 @@ void RowPresence::edgeHolds(int edge, const std::vector<std::int64_t> &rows, con
             continue;
         row.present[std::size_t(edge)] = true;
         row.presentAt[std::size_t(edge)] = now;
-        ++m_presentPairs;
         if (++row.presentCount == int(row.present.size())) {
             row.doneAt = now;
-            m_arrived.push_back(now - row.firstAt);
+            m_done.emplace_back(now, now - row.firstAt);
         }
     }
 }
 
-double RowPresence::presentShare() const {
-    const double pairs = double(m_rows.size()) * double(m_regionOfEdge.size());
-    return pairs > 0 ? double(m_presentPairs) / pairs : 0.0;
+std::vector<double> RowPresence::recentTimes(double now, double window) {
+    while (!m_done.empty() && m_done.front().first < now - window)
+        m_done.pop_front();
+    std::vector<double> times;
+    times.reserve(m_done.size());
+    for (const auto &d : m_done)
+        times.push_back(d.second);
+    return times;
+}
+
+double RowPresence::recentHeldShare(double now, double window) const {
+    std::size_t rows = 0, present = 0;
+    for (const auto &[r, row] : m_rows)
+        if (row.firstAt >= now - window) {
+            ++rows;
+            present += std::size_t(row.presentCount);
+        }
+    return rows > 0 ? double(present) / (double(rows) * double(m_regionOfEdge.size()))
+                    : std::numeric_limits<double>::quiet_NaN();
 }
 
 RowPresence::Summary RowPresence::summarize(double end, double cutoff, const std::vector<bool> &excluded) const {

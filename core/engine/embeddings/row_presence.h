@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -27,12 +28,15 @@ public:
     void edgeHolds(int edge, const std::vector<std::int64_t> &rows, const std::vector<std::uint64_t> &versions,
                    double now);
 
-    // Propagation times (s) of the rows that reached every edge since the
-    // last call: what the app's live chart plots.
-    std::vector<double> takeArrived() { return std::exchange(m_arrived, {}); }
-    // Of the rows tracked so far, the share of (row, edge) pairs where the
-    // edge holds the row's first change.
-    double presentShare() const;
+    // What the app's live charts plot at `now`, over the last `window`
+    // seconds: the propagation times of the rows that reached every edge in
+    // that time (a rolling window, so a quantile rests on more than the few
+    // rows of one frame), and of the rows first updated in it, the share of
+    // (row, edge) pairs where the edge already holds the row's first change
+    // (NaN when no row was first updated then). Rows still missing somewhere
+    // are not among the times: the summary counts them.
+    std::vector<double> recentTimes(double now, double window);
+    double recentHeldShare(double now, double window) const;
 
     struct Summary {
         std::size_t tracked = 0;    // rows first updated in [trackFrom, cutoff]
@@ -62,8 +66,7 @@ private:
     double m_trackFrom;
     std::vector<bool> m_touched; // grown on demand: rows any owner merged
     std::unordered_map<std::int64_t, Row> m_rows;
-    std::vector<double> m_arrived;
-    std::uint64_t m_presentPairs = 0;
+    std::deque<std::pair<double, double>> m_done; // (when a row reached every edge, its time), in order
 };
 
 } // namespace synaptic::engine

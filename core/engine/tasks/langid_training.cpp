@@ -57,6 +57,8 @@ void trainLangId(LangIdNetImpl &model, const EncodedTexts &train, const LangIdTr
         std::shuffle(order.begin(), order.end(), rng);
         double lossSum = 0;
         for (std::size_t from = 0; from < order.size(); from += batch) {
+            if (options.cancelled && options.cancelled())
+                return;
             const std::vector<std::size_t> which(order.begin() + std::ptrdiff_t(from),
                                                  order.begin() + std::ptrdiff_t(std::min(order.size(), from + batch)));
             const auto g = langIdGradients(model, makeBatch(train, which, device));

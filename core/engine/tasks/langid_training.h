@@ -33,6 +33,9 @@ struct LangIdTrainOptions {
     // fastText's schedule: SGD whose rate falls linearly to zero over the run.
     double lr = 20.0; // per-row steps are small: the mean over a text's ~400 n-grams
     std::uint64_t seed = 1;
+    // Asked between batches: true ends training where it is (an app closing
+    // its window while the model warms up must not wait for the epochs).
+    std::function<bool()> cancelled;
 };
 
 // Trains `model` on `train` in one process (the single-node reference the
