@@ -134,16 +134,33 @@ private Q_SLOTS:
         QCOMPARE(codeRowValues(asFp32, parseCodec("fp32")), fp32Bytes);
         QVERIFY(torch::equal(asFp32.values, exact));
 
-        // int8: one byte per value and one scale per 256 (8 rows here), what the receiver decodes.
+        // int8: one byte per value and one scale per row, what the receiver decodes.
+        delta.values[3] *= 1000.0; // one large row must not coarsen the others
+        const auto exact2 = delta.values.clone();
         RowDelta asInt8 = delta;
-        asInt8.values = exact.clone();
+        asInt8.values = exact2.clone();
         const auto int8Bytes = codeRowValues(asInt8, parseCodec("int8"));
-        QCOMPARE(int8Bytes, delta.keyBytes() + 8 * 32 + 4);
+        QCOMPARE(int8Bytes, delta.keyBytes() + 8 * 32 + 8 * 4);
         QCOMPARE(delta.keyBytes(), std::uint64_t(16 + 8 + 8)); // rows 10..17: a byte a gap; versions a byte each
-        QVERIFY(double(fp32Bytes) / double(int8Bytes) > 3.5);
-        QVERIFY(!torch::equal(asInt8.values, exact)); // lossy...
-        const double step = exact.abs().max().item<double>() / 127.0;
-        QVERIFY((asInt8.values - exact).abs().max().item<double>() <= step / 2 + 1e-6); // ...by half a step at most
+        QVERIFY(double(delta.wireBytes()) / double(int8Bytes) > 3.0);
+        QVERIFY(!torch::equal(asInt8.values, exact2)); // lossy...
+        for (std::int64_t r = 0; r < 8; ++r) {           // ...by half a step of its own row at most
+            const double step = exact2[r].abs().max().item<double>() / 127.0;
+            QVERIFY((asInt8.values[r] - exact2[r]).abs().max().item<double>() <= step / 2 + 1e-6 * step);
+        }
+        QVERIFY(bytesPerValue(parseCodec("int8"), 32) == 1.0 + 4.0 / 32.0);
+        // The classifier's shape (12 rows of 32 weights and a bias), and an empty delta.
+        RowDelta classifier;
+        classifier.rows = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+        classifier.versions.assign(12, 1);
+        classifier.values = torch::randn({12, 33});
+        const auto classifierExact = classifier.values.clone();
+        QCOMPARE(codeRowValues(classifier, parseCodec("int8")), classifier.keyBytes() + 12 * 33 + 12 * 4);
+        QCOMPARE(classifier.values.sizes(), classifierExact.sizes());
+        QVERIFY(torch::allclose(classifier.values, classifierExact, 0, 0.02));
+        RowDelta empty;
+        empty.values = torch::zeros({0, 32});
+        QCOMPARE(codeRowValues(empty, parseCodec("int8")), empty.wireBytes());
         QCOMPARE(asInt8.values.sizes(), exact.sizes());
         QCOMPARE(asInt8.rows, delta.rows);
         QCOMPARE(asInt8.versions, delta.versions);
@@ -182,10 +199,10 @@ private Q_SLOTS:
         QVERIFY(int8.catchUps > 0); // the guard still asks after lost publishes
         QVERIFY2(double(fp32.publishBytes) / double(int8.publishBytes) > 2.5,
                  (std::to_string(fp32.publishBytes) + " vs " + std::to_string(int8.publishBytes)).c_str());
-        // Whole shards are charged under the same codec: the ratio stays a like-for-like one.
-        const double fp32Ratio = double(fp32.wholeShardEmbeddingBytes) / double(fp32.sparseEmbeddingBytes);
-        const double int8Ratio = double(int8.wholeShardEmbeddingBytes) / double(int8.sparseEmbeddingBytes);
-        QVERIFY2(int8Ratio < fp32Ratio, (std::to_string(int8Ratio) + " vs " + std::to_string(fp32Ratio)).c_str());
+        QCOMPARE(int8.valuesCodec, std::string("int8"));
+        QCOMPARE(fp32.valuesCodec, std::string("fp32"));
+        // What int8 costs the model is measured by bench/embeddings at full size: this
+        // scenario is too small (1.5 s, 62 test texts) for accuracy to tell codecs apart.
     }
 
     void liveControlsTakeEffectAtAVirtualTimeAndAreLogged() {
@@ -223,14 +240,17 @@ private Q_SLOTS:
         }
         QVERIFY(r.catchUps > 0);       // the tighter bound made edges ask...
         QCOMPARE(r.lagViolations, std::uint64_t(0)); // ...and held
-        // Stopped before it starts: nothing runs.
-        HotUpdateControls stopNow;
-        stopNow.stop = true;
-        HotUpdateHooks stopped;
-        stopped.controls = &stopNow;
-        const auto none = runHotUpdateScenario(config, smallCorpus(), o, stopped);
-        QVERIFY(none.stopped);
-        QCOMPARE(none.steps, std::uint64_t(0));
+        // Warm-up stops between batches when asked, not at the end of its epochs.
+        data::NgramOptions ngrams;
+        ngrams.buckets = 1 << 14;
+        const auto train = encodeTexts(smallCorpus().train, ngrams);
+        LangIdNet model(LangIdShape{ngrams.buckets, 16, std::int64_t(smallCorpus().classCount())});
+        LangIdTrainOptions warm;
+        warm.epochs = 3;
+        int asked = 0;
+        warm.cancelled = [&] { return ++asked >= 3; };
+        trainLangId(*model, train, warm);
+        QCOMPARE(asked, 3); // two batches trained, then it stopped
     }
 
     void rowVersionsNeverGoBack() {

@@ -211,6 +211,12 @@ void HotUpdateWindow::showFrame(const engine::HotUpdateFrame &f) {
 }
 
 void HotUpdateWindow::onFinished(const engine::HotUpdateResult &r) {
+    if (r.rowsTracked == 0) { // stopped before any new row: nothing was measured
+        m_status->setText(tr("%1 at %2 s, before any new row was measured.")
+                              .arg(r.stopped ? tr("Stopped") : tr("Finished"))
+                              .arg(r.virtualSeconds, 0, 'f', 2));
+        return;
+    }
     m_status->setText(tr("%1 at %2 s: new rows at every edge p50 %3 s, p99 %4 s (%5 of %6 rows never reached "
                          "every edge); sparse messages %7× fewer bytes than whole shards; %8 rows used past the "
                          "lag bound.")

@@ -53,6 +53,7 @@ nlohmann::json hotUpdateJson(const HotUpdateResult &r) {
             {"samples", r.samples},
             {"virtual_s", r.virtualSeconds},
             {"stopped_early", r.stopped},
+            {"values_codec", r.valuesCodec},
             {"lag_bound_changes", r.lagBoundChanges},
             {"wall_s", r.wallSeconds},
             {"evals", evals}};
@@ -60,7 +61,7 @@ nlohmann::json hotUpdateJson(const HotUpdateResult &r) {
 
 std::string hotUpdateSummary(const std::string &name, const HotUpdateResult &r) {
     char buf[1024];
-    std::string out;
+    std::string out = r.stopped ? "  " + name + ": stopped early, at " + std::to_string(r.virtualSeconds) + " s\n" : "";
     std::snprintf(buf, sizeof buf,
                   "  %-18s new rows at every edge: p50 %.3f s, p99 %.3f s, max %.3f s (%zu rows, %zu not everywhere "
                   "by the end); p99 without the %zu edge(s) behind a slow last mile %.3f s\n",
@@ -68,9 +69,9 @@ std::string hotUpdateSummary(const std::string &name, const HotUpdateResult &r) 
                   r.slowEdges.size(), r.presenceP99WithoutSlowEdges);
     out += buf;
     std::snprintf(buf, sizeof buf,
-                  "  %-18s MB: gradients %.1f, publishes %.1f, owner-to-owner %.1f, center %.1f, catch-up %.2f; "
-                  "embedding messages %.1fx fewer bytes than whole shards\n",
-                  "", r.gradientBytes / 1e6, r.publishBytes / 1e6, r.ownerToOwnerBytes / 1e6, r.centerBytes / 1e6,
+                  "  %-18s MB: gradients %.1f, publishes %.1f (row values %s), owner-to-owner %.1f, center %.1f, "
+                  "catch-up %.2f; embedding messages %.1fx fewer bytes than whole shards\n",
+                  "", r.gradientBytes / 1e6, r.publishBytes / 1e6, r.valuesCodec.c_str(), r.ownerToOwnerBytes / 1e6, r.centerBytes / 1e6,
                   r.catchUpBytes / 1e6,
                   r.sparseEmbeddingBytes > 0 ? double(r.wholeShardEmbeddingBytes) / double(r.sparseEmbeddingBytes) : 0.0);
     out += buf;

@@ -92,7 +92,12 @@ private:
     double linkFreeAt(int fromNode, int toNode);
     void flushPublish(int region, int shard, int edge);
     void flushChange(int region, int shard, int toRegion);
-    void countEmbedding(int shard, std::uint64_t bytes);
+    // An embedding message of `bytes`, and what the whole shard would have
+    // cost in its place at `valueBytes` a value (the message's own codec).
+    void countEmbedding(int shard, std::uint64_t bytes, double valueBytes);
+    // Row values as they go from `fromNode` to `toNode`: coded (and charged
+    // coded) across a link; an owner's own edge reads its copy as it is.
+    std::uint64_t codeValues(RowDelta &values, int fromNode, int toNode) const;
     int ownerEdge(int region, int shard) const { return m_plan.owner[std::size_t(region)][std::size_t(shard)]; }
     EmbeddingOwner &owner(int region, int shard) { return *m_owners[std::size_t(region)][std::size_t(shard)]; }
     bool isEmbedding(int shard) const { return shard != m_classifierShard; }
@@ -159,6 +164,7 @@ private:
     // The live view: the bound in force (options' or the operator's), the
     // routing table the frames show, and when each owner last heard the center.
     HotUpdateControls *m_controls = nullptr;
+    bool m_keepRecent = false; // frames are asked for: keep the rolling window
     int m_lagBound = 0;
     std::unique_ptr<RoutingTable> m_routing;
     std::vector<std::vector<double>> m_lastCenterSync; // [region][shard]
@@ -231,6 +237,8 @@ void HotUpdateDriver::buildNodes() {
         warm.seed = m_o.seed;
         warm.cancelled = [this] { return m_controls && m_controls->stop.load(std::memory_order_relaxed); };
         trainLangId(*init, old, warm);
+        if (warm.cancelled())
+            return; // stopped while warming up: build nothing more (run() sees the stop)
     }
     // The same planner as every other model (DESIGN.md §1): the table splits
     // into row ranges, the classifier by output rows, and each region's edges
@@ -292,6 +300,7 @@ void HotUpdateDriver::buildNodes() {
     m_deferred.resize(std::size_t(edges));
     std::vector<int> regionOfEdge(m_shape.regionOfEdge.begin(), m_shape.regionOfEdge.end());
     m_presence = std::make_unique<RowPresence>(regions, regionOfEdge, m_o.newLanguageAt);
+    m_presence->keepRecent(m_keepRecent);
     m_rowHistory.assign(std::size_t(regions), std::vector<std::vector<std::uint64_t>>(std::size_t(m_o.buckets)));
     m_firstChangedAt.assign(std::size_t(regions), std::vector<double>(std::size_t(m_o.buckets), -1.0));
     m_routing = std::make_unique<RoutingTable>(m_plan, topologyOf(m_config));
@@ -312,14 +321,20 @@ double HotUpdateDriver::linkFreeAt(int fromNode, int toNode) {
     return std::max(m_loop.now(), linkFor(fromNode, toNode).busyUntil());
 }
 
-void HotUpdateDriver::countEmbedding(int shard, std::uint64_t bytes) {
+std::uint64_t HotUpdateDriver::codeValues(RowDelta &values, int fromNode, int toNode) const {
+    if (fromNode == toNode)
+        return values.wireBytes();
+    // The classifier is one small dense shard every edge reads whole: fp32.
+    return codeRowValues(values, isEmbedding(values.shard) ? m_valuesCodec : CodecSpec{});
+}
+
+void HotUpdateDriver::countEmbedding(int shard, std::uint64_t bytes, double valueBytes) {
     if (!isEmbedding(shard))
         return;
     const auto &spec = m_plan.shards[std::size_t(shard)];
     m_r.sparseEmbeddingBytes += bytes;
-    // The same codec as the values it is compared with: a fair whole shard.
     m_r.wholeShardEmbeddingBytes +=
-        16 + std::uint64_t(double(spec.rowEnd - spec.rowBegin) * double(m_o.dim) * bytesPerValue(m_valuesCodec));
+        16 + std::uint64_t(double(spec.rowEnd - spec.rowBegin) * double(m_o.dim) * valueBytes);
 }
 
 void HotUpdateDriver::send(int fromNode, int toNode, std::uint64_t bytes, Traffic traffic,
@@ -405,7 +420,9 @@ void HotUpdateDriver::edgeStep(int edge) {
             const std::uint64_t since = node.contiguous(s);
             send(edge + 1, ownerNode, 24, Traffic::CatchUp, [this, edge, region, s, since, ownerNode] {
                 auto [values, seq] = owner(region, s).catchUp(since);
-                const auto bytes = codeRowValues(values, m_valuesCodec);
+                const auto bytes = codeValues(values, ownerNode, edge + 1);
+                if (ownerNode != edge + 1)
+                    countEmbedding(s, bytes, bytesPerValue(m_valuesCodec, m_o.dim));
                 send(ownerNode, edge + 1, bytes, Traffic::CatchUp, [this, edge, s, seq, values] {
                     m_edges[std::size_t(edge)]->catchUpAnswered(s);
                     edgeReceivePublish(edge, s, 1, seq, seq, values);
@@ -437,7 +454,9 @@ void HotUpdateDriver::edgeStep(int edge) {
         for (auto &w : node.takeWindow()) {
             RowDelta wire;
             wire.rows = w.rows;
-            // The version each gradient was computed on (the owner could spot stale ones).
+            // The version each row held when the window was sent: what a real
+            // message would carry for the owner to spot stale gradients (the
+            // owner here does not use it; it is charged on the wire).
             wire.versions.reserve(w.rows.size());
             for (auto r : w.rows)
                 wire.versions.push_back(node.view(w.shard).version(r));
@@ -445,7 +464,7 @@ void HotUpdateDriver::edgeStep(int edge) {
             const auto bytes = wire.wireBytes();
             const int shard = w.shard;
             if (ownerEdge(region, shard) != edge)
-                countEmbedding(shard, bytes);
+                countEmbedding(shard, bytes, 4.0); // gradients travel fp32
             send(edge + 1, ownerEdge(region, shard) + 1, bytes, Traffic::Gradient,
                  [this, region, shard, rows = std::move(w.rows), grads = w.grads] {
                      owner(region, shard).addGradients(rows, grads);
@@ -494,7 +513,7 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
     const double bandwidth = fromNode == edge + 1 ? 1e18 : linkFor(fromNode, edge + 1).spec().bandwidthBitsPerSecond;
     const auto budgetRows = std::max<std::uint64_t>(
         64, std::uint64_t(bandwidth / 8.0 * m_o.publishBudgetSeconds /
-                          (4.0 + bytesPerValue(m_valuesCodec) * double(m_o.dim))));
+                          (4.0 + bytesPerValue(m_valuesCodec, m_o.dim) * double(m_o.dim))));
     std::vector<std::int64_t> rows;
     bool whole = box.rows.size() <= budgetRows;
     if (whole) {
@@ -528,7 +547,7 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
     for (auto r : rows)
         box.sentEver[std::size_t(r - base)] = true;
     auto values = owner(region, shard).rows().snapshot(rows, shard);
-    const auto valueBytes = codeRowValues(values, m_valuesCodec);
+    const auto valueBytes = codeValues(values, fromNode, edge + 1);
     box.split = box.split || !whole;
     const bool claims = whole && !box.split;
     const std::uint64_t from = claims ? box.from : 0;
@@ -540,7 +559,7 @@ void HotUpdateDriver::flushPublish(int region, int shard, int edge) {
         box.split = false; // the next backlog starts clean; the edge's catch-up covers this one
     const auto bytes = valueBytes + 16; // plus the range of publish numbers
     if (fromNode != edge + 1)
-        countEmbedding(shard, bytes);
+        countEmbedding(shard, bytes, bytesPerValue(m_valuesCodec, m_o.dim));
     send(fromNode, edge + 1, bytes, Traffic::Publish,
          [this, edge, shard, from, to, latest, values] { edgeReceivePublish(edge, shard, from, to, latest, values); });
     if (!box.rows.empty()) {
@@ -617,7 +636,7 @@ void HotUpdateDriver::flushChange(int region, int shard, int toRegion) {
     const std::uint64_t to = box.to;
     box = ChangeOutbox{};
     const auto bytes = change.wireBytes() + 24; // plus origin and the range of sequence numbers
-    countEmbedding(shard, bytes);
+    countEmbedding(shard, bytes, 4.0); // changes travel fp32
     send(ownerEdge(region, shard) + 1, ownerEdge(toRegion, shard) + 1, bytes, Traffic::OwnerToOwner,
          [this, toRegion, shard, region, from, to, change] { ownerReceiveChange(toRegion, shard, region, from, to, change); });
 }
@@ -763,6 +782,8 @@ HotUpdateFrame HotUpdateDriver::frame() {
 HotUpdateResult HotUpdateDriver::run(const HotUpdateHooks &hooks) {
     const auto &progress = hooks.progress;
     m_controls = hooks.controls;
+    m_r.valuesCodec = codecName(m_valuesCodec);
+    m_keepRecent = bool(hooks.frame);
     const auto wallStart = std::chrono::steady_clock::now();
     // Stopped while setting up (an app closing the window during warm-up):
     // nothing was measured.

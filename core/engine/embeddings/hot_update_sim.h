@@ -79,6 +79,7 @@ struct HotUpdateResult {
     double virtualSeconds = 0;
     double wallSeconds = 0;
     bool stopped = false; // ended early by HotUpdateControls::stop
+    std::string valuesCodec; // how owner -> edge row values travelled
     // Operator changes of the lag bound: (virtual s, new bound), in order.
     std::vector<std::pair<double, int>> lagBoundChanges;
 };

@@ -1,7 +1,5 @@
 #include "row_delta.h"
 
-#include "core/engine/codec/codec.h"
-
 #include <ATen/ops/from_blob.h>
 #include <torch/types.h>
 
@@ -55,16 +53,27 @@ std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec) {
                                     "rows, not a delta): use fp32, fp16 or int8");
     if (spec.codec == Codec::Fp32 || !delta.values.defined() || delta.values.numel() == 0)
         return delta.wireBytes();
-    const auto shape = delta.values.sizes().vec();
-    const Coded coded = encode(delta.values.reshape({-1}).contiguous(), spec);
-    delta.values = decode(coded).reshape(shape);
-    return delta.keyBytes() + payloadBytes(coded);
+    if (spec.codec == Codec::Fp16) {
+        const auto half = delta.values.to(torch::kHalf);
+        delta.values = half.to(torch::kFloat);
+        return delta.keyBytes() + 2 * std::uint64_t(half.numel());
+    }
+    // int8 with one scale per row, not per 256 values: a chunk would span
+    // several unrelated rows, and a new word's small row would share the
+    // scale of a large one. Symmetric: the row's largest magnitude maps to 127.
+    torch::NoGradGuard noGrad;
+    const auto values = delta.values.reshape({delta.values.size(0), -1});
+    const auto scales = std::get<0>(values.abs().max(1, /*keepdim=*/true)).div(127.0);
+    const auto safe = torch::where(scales > 0, scales, torch::ones_like(scales));
+    const auto q = values.div(safe).round().clamp(-127, 127).to(torch::kChar);
+    delta.values = q.to(torch::kFloat).mul(safe).reshape(delta.values.sizes());
+    return delta.keyBytes() + std::uint64_t(q.numel()) + 4 * std::uint64_t(scales.numel());
 }
 
-double bytesPerValue(const CodecSpec &spec) {
+double bytesPerValue(const CodecSpec &spec, std::int64_t rowWidth) {
     switch (spec.codec) {
     case Codec::Fp16: return 2.0;
-    case Codec::Int8: return 1.0 + 4.0 / double(kInt8Chunk);
+    case Codec::Int8: return 1.0 + 4.0 / double(std::max<std::int64_t>(1, rowWidth));
     default: return 4.0;
     }
 }

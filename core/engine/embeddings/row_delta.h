@@ -35,17 +35,18 @@ struct RowDelta {
     std::uint64_t keyBytes() const;
 };
 
-// Row values as a codec of issue 14 puts them on the wire (owner -> edge
-// publishes and catch-up answers, the config's `codecs.values`): fp32
-// leaves them as they are; fp16 and int8 replace `values` by what the
-// receiver decodes and the bytes are the coded payload's. Returns the
-// message's bytes, counted as wireBytes() counts them. Top-k is refused
-// (std::invalid_argument): a publish carries whole row values, not a delta
-// whose small elements may wait.
+// Row values as one of issue 14's codecs puts them on the wire (owner ->
+// edge publishes and catch-up answers): fp32 leaves them as they are; fp16
+// and int8 replace `values` by what the receiver decodes, and the bytes are
+// keyBytes() plus the coded values. int8 keeps one fp32 scale per row
+// (issue 14's tensors use one per 256 values; here a chunk would span
+// unrelated rows). Top-k is refused (std::invalid_argument): a publish
+// carries whole row values, not a delta whose small elements may wait.
 std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec);
-// Bytes per value element under `spec` (fp32 4, fp16 2, int8 1 plus its
-// chunk scales), for the whole-shard baseline to ship under the same codec.
-double bytesPerValue(const CodecSpec &spec);
+// Bytes per value of a `rowWidth`-wide row under `spec` (fp32 4, fp16 2,
+// int8 1 plus its row's scale), for the whole-shard baseline to ship under
+// the same codec as the messages it is compared with.
+double bytesPerValue(const CodecSpec &spec, std::int64_t rowWidth);
 
 // Rows [begin, end) of an embedding table with a version per row, and for an
 // edge, which rows it holds at all. Owners keep one per owned shard; an edge

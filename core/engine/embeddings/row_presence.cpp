@@ -57,7 +57,8 @@ void RowPresence::edgeHolds(int edge, const std::vector<std::int64_t> &rows, con
         row.presentAt[std::size_t(edge)] = now;
         if (++row.presentCount == int(row.present.size())) {
             row.doneAt = now;
-            m_done.emplace_back(now, now - row.firstAt);
+            if (m_keepRecent)
+                m_done.emplace_back(now, now - row.firstAt);
         }
     }
 }

@@ -36,6 +36,9 @@ public:
     // (NaN when no row was first updated then). Rows still missing somewhere
     // are not among the times: the summary counts them.
     std::vector<double> recentTimes(double now, double window);
+    // Off (the default), recentTimes() has nothing: a run without a live
+    // view keeps no window.
+    void keepRecent(bool keep) { m_keepRecent = keep; }
     double recentHeldShare(double now, double window) const;
 
     struct Summary {
@@ -66,6 +69,7 @@ private:
     double m_trackFrom;
     std::vector<bool> m_touched; // grown on demand: rows any owner merged
     std::unordered_map<std::int64_t, Row> m_rows;
+    bool m_keepRecent = false;
     std::deque<std::pair<double, double>> m_done; // (when a row reached every edge, its time), in order
 };
 
