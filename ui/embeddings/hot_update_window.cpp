@@ -87,10 +87,11 @@ QWidget *HotUpdateWindow::buildViews() {
     // This scenario's owners are fixed by the planner: no drag to move them.
     tree->setDragEnabled(false);
 
-    m_propagation = new TimeSeriesChart(tr("New rows: time to reach every edge (rows done in the last 1 s)"));
+    // Short titles: each chart is a third of the window wide.
+    m_propagation = new TimeSeriesChart(tr("New rows to every edge (last 1 s)"));
     m_propagation->setXAxisKind(XAxisKind::VirtualSeconds);
-    m_secondsAxis = m_propagation->addValueAxis(tr("propagation time (s)"), Qt::AlignLeft, 0.0);
-    m_spread = new TimeSeriesChart(tr("Rows first updated in the last 1 s: share held by the edges; new language accuracy"));
+    m_secondsAxis = m_propagation->addValueAxis(tr("time from first update (s)"), Qt::AlignLeft, 0.0);
+    m_spread = new TimeSeriesChart(tr("Newest rows held; new language learnt"));
     m_spread->setXAxisKind(XAxisKind::VirtualSeconds);
     m_shareAxis = m_spread->addValueAxis(tr("share (fraction)"), Qt::AlignLeft, 0.0, 1.0);
 
