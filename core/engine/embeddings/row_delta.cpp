@@ -1,5 +1,7 @@
 #include "row_delta.h"
 
+#include "core/engine/sim/wire_size.h"
+
 #include <ATen/ops/from_blob.h>
 #include <torch/types.h>
 
@@ -15,17 +17,6 @@ at::Tensor indexTensor(const std::vector<std::int64_t> &rows, std::int64_t offse
     for (std::size_t i = 0; i < rows.size(); ++i)
         local[i] = rows[i] - offset;
     return torch::from_blob(local.data(), {std::int64_t(local.size())}, torch::kInt64).clone().to(device);
-}
-} // namespace
-
-namespace {
-std::uint64_t varintBytes(std::uint64_t v) {
-    std::uint64_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        ++n;
-    }
-    return n;
 }
 } // namespace
 

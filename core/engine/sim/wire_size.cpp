@@ -4,10 +4,7 @@
 
 namespace synaptic::engine {
 
-namespace {
-
-// Protobuf's base-128 varint length.
-std::uint64_t varint(std::uint64_t v) {
+std::uint64_t varintBytes(std::uint64_t v) {
     std::uint64_t n = 1;
     while (v >= 0x80) {
         v >>= 7;
@@ -15,6 +12,10 @@ std::uint64_t varint(std::uint64_t v) {
     }
     return n;
 }
+
+namespace {
+
+std::uint64_t varint(std::uint64_t v) { return varintBytes(v); }
 // int32 fields sign-extend negative values to ten bytes.
 std::uint64_t int32Field(std::int32_t v) { return v == 0 ? 0 : 1 + varint(std::uint64_t(std::int64_t(v))); }
 std::uint64_t uint64Field(std::uint64_t v) { return v == 0 ? 0 : 1 + varint(v); }

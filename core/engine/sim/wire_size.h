@@ -15,6 +15,8 @@ namespace synaptic::engine {
 // compression flag and 4-byte length in front of every message); HTTP/2
 // frame headers are below both and counted by neither.
 std::uint64_t encodedSize(const Message &m);
+// Protobuf's base-128 varint length of `v` (1 to 10 bytes).
+std::uint64_t varintBytes(std::uint64_t v);
 
 inline constexpr std::uint64_t kGrpcFramingBytes = 5;
 
