@@ -4,7 +4,9 @@
 #include "core/data/fortune_corpus.h"
 #include "core/engine/config_error.h"
 #include "core/engine/embeddings/center_log.h"
+#include "core/engine/embeddings/embedding_edge.h"
 #include "core/engine/embeddings/embedding_owner.h"
+#include "core/engine/embeddings/held_rows.h"
 #include "core/engine/embeddings/hot_update_sim.h"
 #include "core/engine/embeddings/row_delta.h"
 #include "core/engine/sim/cluster_config.h"
@@ -12,6 +14,7 @@
 #include "core/engine/tasks/langid_model.h"
 #include "core/engine/tasks/langid_training.h"
 #include "core/engine/tasks/task_registry.h"
+#include "core/engine/tasks/text_batches.h"
 #include "core/engine/tasks/trigram_baseline.h"
 
 #include <QTest>
@@ -54,6 +57,14 @@ HotUpdateOptions smallScenario() {
     return o;
 }
 
+// One embedding layer of `rows` rows in two shards, split in the middle.
+ShardPlan twoShardPlan(std::int64_t rows) {
+    ShardPlan plan;
+    plan.shards.push_back({0, "embedding", 0, rows / 2, rows / 2});
+    plan.shards.push_back({1, "embedding", rows / 2, rows, rows - rows / 2});
+    return plan;
+}
+
 } // namespace
 
 class TestEmbeddings : public QObject {
@@ -65,7 +76,7 @@ private Q_SLOTS:
         torch::manual_seed(3);
         const auto initial = torch::randn({100, 8});
         auto sparseTable = initial.clone();
-        VersionedRows rows(1000, sparseTable, /*holdsAll=*/true); // rows 1000..1099
+        VersionedRows rows(1000, sparseTable); // rows 1000..1099
         const std::vector<std::int64_t> touched{1003, 1017, 1042};
         const auto grads = torch::randn({3, 8});
         const auto change = rows.applyGradients(touched, grads, 0.5, /*shard=*/4);
@@ -255,22 +266,105 @@ private Q_SLOTS:
 
     void rowVersionsNeverGoBack() {
         auto ownerTable = torch::zeros({10, 2});
-        auto edgeTable = torch::zeros({10, 2});
-        VersionedRows owner(0, ownerTable, true);
-        VersionedRows edge(0, edgeTable, false);
+        const auto checkpoint = torch::zeros({10, 2});
+        const RowShardMap map(twoShardPlan(10), "embedding");
+        VersionedRows owner(0, ownerTable);
+        HeldRows edge(checkpoint, map);
         owner.applyGradients({2, 5}, torch::ones({2, 2}), 1.0, 0);
         const auto first = owner.snapshot({2, 5}, 0); // versions 1
         owner.applyGradients({2}, torch::ones({1, 2}), 1.0, 0);
         const auto second = owner.snapshot({2}, 0); // version 2
-        QCOMPARE(edge.acceptValues(second), std::size_t(1));
+        QCOMPARE(edge.accept(second), std::size_t(1));
         QCOMPARE(edge.heldCount(), std::size_t(1));
         // The older publish arrives late: row 2 stays at version 2, row 5 is new.
-        QCOMPARE(edge.acceptValues(first), std::size_t(1));
+        QCOMPARE(edge.accept(first), std::size_t(1));
         QCOMPARE(edge.version(2), std::uint64_t(2));
-        QCOMPARE(edgeTable[2][0].item<float>(), -2.0f);
+        QCOMPARE(edge.gather(torch::tensor({2}, torch::kInt64), false)[0][0].item<float>(), -2.0f);
         QCOMPARE(edge.version(5), std::uint64_t(1));
-        QCOMPARE(edge.acceptValues(second), std::size_t(0)); // a repeat changes nothing
+        QCOMPARE(edge.accept(second), std::size_t(0)); // a repeat changes nothing
         QCOMPARE(edge.heldCount(), std::size_t(2));
+    }
+
+    void anEdgeHoldsOnlyTheRowsItTouchedOrWasSent() {
+        // 4,096 rows in two shards; the edge touches three and is sent two.
+        torch::manual_seed(11);
+        const auto checkpoint = torch::randn({4096, 8});
+        const auto pristine = checkpoint.clone();
+        const RowShardMap map(twoShardPlan(4096), "embedding");
+        HeldRows edge(checkpoint, map);
+        QCOMPARE(edge.heldCount(), std::size_t(0));
+        const auto idle = edge.bytes();
+
+        // Reading does not hold: the checkpoint's values, nothing allocated.
+        const auto rows = torch::tensor({7, 3000, 7, 12}, torch::kInt64);
+        QVERIFY(torch::equal(edge.gather(rows, /*hold=*/false), pristine.index_select(0, rows)));
+        QCOMPARE(edge.heldCount(), std::size_t(0));
+        QVERIFY(!edge.holds(7));
+        // Its data touches them: held at the checkpoint's values, version 0, duplicates once.
+        QVERIFY(torch::equal(edge.gather(rows, /*hold=*/true), pristine.index_select(0, rows)));
+        QCOMPARE(edge.heldCount(), std::size_t(3));
+        QCOMPARE(edge.heldCount(0), std::size_t(2)); // rows 7 and 12 in the first shard
+        QCOMPARE(edge.heldCount(1), std::size_t(1));
+        QCOMPARE(edge.rowCount(1), std::int64_t(4096 - 2048));
+        QCOMPARE(edge.version(7), std::uint64_t(0));
+
+        // A publish of a held row and a new one: both taken, the rest untouched.
+        RowDelta publish;
+        publish.shard = 1;
+        publish.rows = {3000, 4000};
+        publish.versions = {1, 1};
+        publish.values = torch::full({2, 8}, 5.0f);
+        QCOMPARE(edge.accept(publish), std::size_t(2));
+        QCOMPARE(edge.heldCount(1), std::size_t(2));
+        const auto mixed = edge.gather(torch::tensor({4000, 1, 7}, torch::kInt64), false);
+        QVERIFY(torch::equal(mixed[0], torch::full({8}, 5.0f)));
+        QVERIFY(torch::equal(mixed[1], pristine[1])); // never held: the checkpoint's
+        QVERIFY(torch::equal(mixed[2], pristine[7]));
+        // The checkpoint is shared and never written.
+        QVERIFY(torch::equal(checkpoint, pristine));
+        // Memory: the slot index and a first block of 1,024 rows, not the table.
+        QVERIFY(edge.bytes() > idle);
+        QVERIFY2(edge.bytes() < edge.denseBytes() / 2, qPrintable(QString::number(edge.bytes())));
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, edge.gather(torch::tensor({4096}, torch::kInt64), true));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, HeldRows(torch::zeros({10, 8}), map));
+    }
+
+    void anEdgesCompactForwardIsTheModelsForward() {
+        // The edge computes LangIdNet on the rows a batch needs; on real texts
+        // its loss, gradients and scores equal the dense model's.
+        const auto &corpus = smallCorpus();
+        data::NgramOptions ngrams;
+        ngrams.buckets = 1 << 16;
+        const auto texts = encodeTexts(std::vector<data::TextSample>(corpus.train.begin(), corpus.train.begin() + 64),
+                                       ngrams);
+        const LangIdShape shape{1 << 16, 16, std::int64_t(corpus.classCount())};
+        torch::manual_seed(2);
+        LangIdNet dense(shape, /*sparse=*/true);
+        const auto table = dense->embedding->weight.detach().clone();
+        const auto classifier =
+            torch::cat({dense->classifier->weight.detach(), dense->classifier->bias.detach().unsqueeze(1)}, 1);
+        ShardPlan plan = twoShardPlan(shape.buckets);
+        plan.shards.push_back({2, "classifier", 0, shape.classes, shape.classes * (shape.dim + 1)});
+        const RowShardMap map(plan, "embedding");
+        EmbeddingEdge edge(shape, map, /*classifierShard=*/2, /*shardCount=*/3, table, classifier);
+
+        std::vector<std::size_t> which(32);
+        for (std::size_t i = 0; i < which.size(); ++i)
+            which[i] = 2 * i;
+        const auto batch = makeBatch(texts, which);
+        const auto expected = langIdGradients(*dense, batch);
+        const auto got = edge.gradients(batch);
+        QCOMPARE(got.loss, expected.loss);
+        QVERIFY(torch::equal(got.rows, expected.rows));
+        QVERIFY(torch::allclose(got.rowGrads, expected.rowGrads, 1e-5, 1e-7));
+        QVERIFY(torch::allclose(got.classifierGrad, expected.classifierGrad, 1e-5, 1e-7));
+        QCOMPARE(edge.held().heldCount(), std::size_t(expected.rows.numel()));
+        QVERIFY(edge.heldShare() < 0.5);
+        // Scores over all 64 texts (half of them never touched): no rows taken.
+        const auto score = evaluateTexts([&edge](const TextBatch &b) { return edge.logits(b); }, texts,
+                                         int(shape.classes));
+        QCOMPARE(score.accuracy, evaluateLangId(*dense, texts, int(shape.classes)).accuracy);
+        QCOMPARE(edge.held().heldCount(), std::size_t(expected.rows.numel()));
     }
 
     void changesFromAnotherRegionApplyOnceAndInOrder() {

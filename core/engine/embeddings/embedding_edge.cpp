@@ -1,34 +1,56 @@
 #include "embedding_edge.h"
 
+#include <ATen/ops/_unique.h>
+#include <ATen/ops/embedding_bag.h>
 #include <ATen/ops/from_blob.h>
+#include <torch/nn/functional/linear.h>
+#include <torch/nn/functional/loss.h>
 #include <torch/types.h>
 
 namespace synaptic::engine {
 
 EmbeddingEdge::EmbeddingEdge(const LangIdShape &shape, const RowShardMap &table, int classifierShard, int shardCount,
-                             const at::Tensor &initialTable, const at::Tensor &initialClassifier)
-    : m_table(table), m_classifierShard(classifierShard), m_model(shape, /*sparse=*/true) {
-    torch::NoGradGuard noGrad;
-    m_model->embedding->weight.copy_(initialTable);
-    m_classifierRows = initialClassifier.clone();
-    syncClassifier();
-    m_views.resize(std::size_t(shardCount));
-    const auto weights = m_model->embedding->weight.detach();
-    for (std::size_t i = 0; i < m_table.shards().size(); ++i) {
-        const auto begin = m_table.beginOf(i);
-        m_views[std::size_t(m_table.shards()[i])] = std::make_unique<VersionedRows>(
-            begin, weights.narrow(0, begin, m_table.endOf(i) - begin), /*holdsAll=*/false);
-    }
-    // The classifier is small and every batch touches all of it: held whole.
-    m_views[std::size_t(classifierShard)] = std::make_unique<VersionedRows>(0, m_classifierRows, /*holdsAll=*/true);
-    m_seen.resize(m_views.size());
+                             const at::Tensor &checkpoint, const at::Tensor &initialClassifier)
+    : m_shape(shape), m_table(table), m_classifierShard(classifierShard), m_rows(checkpoint, m_table),
+      m_classifierRows(initialClassifier.clone()),
+      // The classifier is small and every batch touches all of it: held whole.
+      m_classifier(0, m_classifierRows), m_seen(std::size_t(shardCount)) {}
+
+EmbeddingEdge::Compact EmbeddingEdge::compact(const TextBatch &batch, bool hold) {
+    Compact c;
+    auto [rows, inverse] = at::_unique(batch.indices, /*sorted=*/true, /*return_inverse=*/true);
+    c.rows = rows;
+    c.indices = inverse;
+    c.values = m_rows.gather(rows, hold);
+    return c;
 }
 
-void EmbeddingEdge::syncClassifier() {
+LangIdGradients EmbeddingEdge::gradients(const TextBatch &batch) {
+    auto c = compact(batch, /*hold=*/true);
+    const auto dim = m_shape.dim;
+    auto table = c.values.requires_grad_(true);
+    auto weight = m_classifierRows.narrow(1, 0, dim).clone().requires_grad_(true);
+    auto bias = m_classifierRows.select(1, dim).clone().requires_grad_(true);
+    // LangIdNet's forward on the compact table: an EmbeddingBag mean, then the linear layer.
+    const auto bags = std::get<0>(at::embedding_bag(table, c.indices, batch.offsets, /*scale_grad_by_freq=*/false,
+                                                    /*mode (mean)=*/1));
+    const auto loss = torch::nn::functional::cross_entropy(torch::nn::functional::linear(bags, weight, bias),
+                                                           batch.labels);
+    loss.backward();
+    LangIdGradients g;
+    g.loss = loss.item<double>();
+    g.rows = c.rows;
+    g.rowGrads = table.grad();
+    g.classifierGrad = torch::cat({weight.grad().flatten(), bias.grad().flatten()});
+    return g;
+}
+
+at::Tensor EmbeddingEdge::logits(const TextBatch &batch) {
     torch::NoGradGuard noGrad;
-    const auto dim = m_model->classifier->weight.size(1);
-    m_model->classifier->weight.copy_(m_classifierRows.narrow(1, 0, dim));
-    m_model->classifier->bias.copy_(m_classifierRows.select(1, dim));
+    const auto c = compact(batch, /*hold=*/false);
+    const auto dim = m_shape.dim;
+    const auto bags = std::get<0>(at::embedding_bag(c.values, c.indices, batch.offsets, false, /*mean*/ 1));
+    return torch::nn::functional::linear(bags, m_classifierRows.narrow(1, 0, dim), m_classifierRows.select(1, dim));
 }
 
 void EmbeddingEdge::addBatch(const at::Tensor &rows, const at::Tensor &rowGrads, const at::Tensor &classifierGrad) {
@@ -36,11 +58,7 @@ void EmbeddingEdge::addBatch(const at::Tensor &rows, const at::Tensor &rowGrads,
     const auto *p = r.data_ptr<std::int64_t>();
     m_windowRows.insert(m_windowRows.end(), p, p + r.numel());
     m_windowGrads.push_back(rowGrads);
-    // What its own data touches, an edge holds (the initial values every copy
-    // starts from, then what the owner publishes).
-    for (std::int64_t i = 0; i < r.numel(); ++i)
-        m_views[std::size_t(m_table.shardOf(p[i]))]->markHeld(p[i]);
-    const auto dim = m_model->classifier->weight.size(1);
+    const auto dim = m_shape.dim;
     const auto g = classifierGrad.view({-1});
     const auto classes = m_classifierRows.size(0);
     const auto rowsForm = torch::cat({g.narrow(0, 0, classes * dim).view({classes, dim}),
@@ -57,10 +75,8 @@ std::vector<EmbeddingEdge::ShardWindow> EmbeddingEdge::takeWindow() {
         const auto n = std::int64_t(m_windowRows.size());
         auto index = torch::from_blob(m_windowRows.data(), {1, n}, torch::kInt64).clone();
         const auto grads = torch::cat(m_windowGrads);
-        const auto weights = m_model->embedding->weight;
         // The window's mean gradient: a longer window is not a larger step.
-        auto summed = torch::sparse_coo_tensor(index, grads / double(m_windowBatches),
-                                               {weights.size(0), weights.size(1)})
+        auto summed = torch::sparse_coo_tensor(index, grads / double(m_windowBatches), {m_table.rows(), m_shape.dim})
                           .coalesce();
         for (auto &part : splitByShard(summed.indices().select(0, 0), summed.values(), m_table))
             out.push_back({part.shard, std::move(part.rows), part.grads});
@@ -82,7 +98,8 @@ std::size_t EmbeddingEdge::receivePublish(int shard, std::uint64_t from, std::ui
                                           const RowDelta &values) {
     auto &seen = m_seen[std::size_t(shard)];
     seen.latest = std::max({seen.latest, latest, to});
-    const std::size_t taken = m_views[std::size_t(shard)]->acceptValues(values);
+    const std::size_t taken =
+        shard == m_classifierShard ? m_classifier.acceptValues(values) : m_rows.accept(values);
     if (to > seen.contiguous) {
         auto &range = seen.ahead[std::max(from, seen.contiguous + 1)];
         range = std::max(range, to);
@@ -92,8 +109,6 @@ std::size_t EmbeddingEdge::receivePublish(int shard, std::uint64_t from, std::ui
         seen.contiguous = std::max(seen.contiguous, seen.ahead.begin()->second);
         seen.ahead.erase(seen.ahead.begin());
     }
-    if (shard == m_classifierShard && taken > 0)
-        syncClassifier();
     return taken;
 }
 
@@ -119,13 +134,14 @@ std::uint64_t EmbeddingEdge::missed(int shard) const {
 }
 
 double EmbeddingEdge::heldShare() const {
-    std::size_t held = 0;
-    std::size_t rows = 0;
-    for (int id : m_table.shards()) {
-        held += m_views[std::size_t(id)]->heldCount();
-        rows += m_views[std::size_t(id)]->rowCount();
-    }
-    return rows > 0 ? double(held) / double(rows) : 0.0;
+    return m_rows.rowCount() > 0 ? double(m_rows.heldCount()) / double(m_rows.rowCount()) : 0.0;
+}
+
+double EmbeddingEdge::heldShare(int shard) const {
+    if (shard == m_classifierShard)
+        return 0.0;
+    const auto rows = m_rows.rowCount(shard);
+    return rows > 0 ? double(m_rows.heldCount(shard)) / double(rows) : 0.0;
 }
 
 } // namespace synaptic::engine

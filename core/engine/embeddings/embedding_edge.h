@@ -1,32 +1,49 @@
 #pragma once
 
+#include "held_rows.h"
 #include "row_delta.h"
 
 #include "core/engine/tasks/langid_model.h"
+#include "core/engine/tasks/langid_training.h"
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <vector>
 
 namespace synaptic::engine {
 
-// An edge of the hot-update scenario: a language-ID model copy, a versioned
-// view per shard over it (the embedding table's row ranges, and the
-// classifier's rows), the gradients of its current window, and which
-// publishes of each shard it has seen. Publishes are numbered per shard by
-// its owner; one message may cover a range of them (an owner coalesces what
-// queued behind a slow link). No I/O: the driver calls it. Engine thread.
+// An edge of the hot-update scenario: the embedding rows it holds (HeldRows:
+// what its data touched and what arrived by hot update, not the whole
+// table), the classifier whole, the gradients of its current window, and
+// which publishes of each shard it has seen. It computes the language-ID
+// model (LangIdNet's forward: the mean of a text's n-gram rows, then the
+// classifier) on the rows a batch needs, gathered into a compact table.
+// Publishes are numbered per shard by its owner; one message may cover a
+// range of them (an owner coalesces what queued behind a slow link). No I/O:
+// the driver calls it. Engine thread.
 class EmbeddingEdge {
 public:
+    // `checkpoint` [buckets, dim]: the table every edge starts from, shared
+    // and never written; `initialClassifier` [classes, dim + 1] is copied.
     EmbeddingEdge(const LangIdShape &shape, const RowShardMap &table, int classifierShard, int shardCount,
-                  const at::Tensor &initialTable, const at::Tensor &initialClassifier);
+                  const at::Tensor &checkpoint, const at::Tensor &initialClassifier);
 
-    LangIdNetImpl &model() { return *m_model; }
-    int shardCount() const { return int(m_views.size()); }
+    const LangIdShape &shape() const { return m_shape; }
+    int shardCount() const { return int(m_seen.size()); }
     int classifierShard() const { return m_classifierShard; }
     const RowShardMap &table() const { return m_table; }
-    VersionedRows &view(int shard) { return *m_views[std::size_t(shard)]; }
+    const HeldRows &held() const { return m_rows; }
+    // The version this edge holds of `row` of `shard` (a table row, or a
+    // classifier row for the classifier shard).
+    std::uint64_t version(int shard, std::int64_t row) const {
+        return shard == m_classifierShard ? m_classifier.version(row) : m_rows.version(row);
+    }
+
+    // One batch's loss gradients (cross-entropy) on what this edge holds;
+    // the batch's rows become held. Nothing changes but that.
+    LangIdGradients gradients(const TextBatch &batch);
+    // Class scores of a batch [texts, classes], without holding its rows.
+    at::Tensor logits(const TextBatch &batch);
 
     // Accumulates one batch's gradients into the window.
     void addBatch(const at::Tensor &rows, const at::Tensor &rowGrads, const at::Tensor &classifierGrad);
@@ -67,11 +84,20 @@ public:
         return !seen.catchUpPending || now - seen.catchUpSince >= timeout * double(1u << std::min(seen.retries, 6));
     }
 
-    // Share of the embedding table's rows this edge holds.
+    // Share of the embedding table's rows this edge holds, in all and of
+    // one table shard (0 for the classifier's id: see version()).
     double heldShare() const;
+    double heldShare(int shard) const;
 
 private:
-    void syncClassifier();
+    // The batch's unique rows, their values [k, dim] and the batch's indices
+    // renumbered into them.
+    struct Compact {
+        at::Tensor rows;
+        at::Tensor values;
+        at::Tensor indices;
+    };
+    Compact compact(const TextBatch &batch, bool hold);
 
     struct Seen {
         std::uint64_t contiguous = 0;               // every publish 1..contiguous arrived
@@ -82,11 +108,12 @@ private:
         int retries = 0;
     };
 
+    LangIdShape m_shape;
     RowShardMap m_table;
     int m_classifierShard;
-    LangIdNet m_model{nullptr};
+    HeldRows m_rows;             // after m_table: it keeps a reference to it
     at::Tensor m_classifierRows; // [classes, dim + 1]: weight rows with their bias
-    std::vector<std::unique_ptr<VersionedRows>> m_views; // by plan shard id
+    VersionedRows m_classifier;  // over m_classifierRows, held whole
     std::vector<std::int64_t> m_windowRows;
     std::vector<at::Tensor> m_windowGrads;
     at::Tensor m_windowClassifier;

@@ -8,7 +8,7 @@
 namespace synaptic::engine {
 
 EmbeddingOwner::EmbeddingOwner(int shard, int region, int regions, std::int64_t begin, at::Tensor values)
-    : m_shard(shard), m_region(region), m_rows(begin, std::move(values), /*holdsAll=*/true),
+    : m_shard(shard), m_region(region), m_rows(begin, std::move(values)),
       m_frontier(std::size_t(regions), 0), m_changedAt(m_rows.rowCount(), 0) {}
 
 void EmbeddingOwner::addGradients(const std::vector<std::int64_t> &rows, const at::Tensor &grads) {

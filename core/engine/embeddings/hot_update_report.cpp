@@ -43,6 +43,9 @@ nlohmann::json hotUpdateJson(const HotUpdateResult &r) {
             {"overlaps_dropped", r.overlapsDropped},
             {"held_share_mean", r.heldShareMean},
             {"held_share_min", r.heldShareMin},
+            {"edge_table_bytes_mean", r.edgeTableBytesMean},
+            {"edge_table_bytes_max", r.edgeTableBytesMax},
+            {"dense_table_bytes", r.denseTableBytes},
             {"plan",
              {{"embedding_shards_per_region", r.shardsPerRegion},
               {"largest_shard_share", r.shardShare},
@@ -85,11 +88,12 @@ std::string hotUpdateSummary(const std::string &name, const HotUpdateResult &r) 
     std::snprintf(buf, sizeof buf,
                   "  %-18s at the end, new language / all languages: %s; caught up after %.2f s\n"
                   "  %-18s lag guard: %llu publishes lost, %llu catch-ups, %llu steps deferred, max lag %llu, "
-                  "%llu violations; edges hold %.1f %% of the table's rows; %llu steps, %.0f s wall\n",
+                  "%llu violations; edges hold %.1f %% of the table's rows in %.1f MB each (a dense copy: %.1f MB); "
+                  "%llu steps, %.0f s wall\n",
                   "", accuracy.c_str(), r.caughtUpAfter, "", (unsigned long long)r.publishesLost,
                   (unsigned long long)r.catchUps, (unsigned long long)r.stepsDeferred,
                   (unsigned long long)r.maxLagSeen, (unsigned long long)r.lagViolations, 100.0 * r.heldShareMean,
-                  (unsigned long long)r.steps, r.wallSeconds);
+                  r.edgeTableBytesMean / 1e6, r.denseTableBytes / 1e6, (unsigned long long)r.steps, r.wallSeconds);
     out += buf;
     return out;
 }

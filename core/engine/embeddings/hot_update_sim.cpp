@@ -440,7 +440,7 @@ void HotUpdateDriver::edgeStep(int edge) {
         }
     }
 
-    const auto g = langIdGradients(node.model(), batch);
+    const auto g = node.gradients(batch);
     {
         const auto rows = g.rows.contiguous();
         auditRows(edge, std::vector<std::int64_t>(rows.data_ptr<std::int64_t>(),
@@ -459,7 +459,7 @@ void HotUpdateDriver::edgeStep(int edge) {
             // owner here does not use it; it is charged on the wire).
             wire.versions.reserve(w.rows.size());
             for (auto r : w.rows)
-                wire.versions.push_back(node.view(w.shard).version(r));
+                wire.versions.push_back(node.version(w.shard, r));
             wire.values = w.grads;
             const auto bytes = wire.wireBytes();
             const int shard = w.shard;
@@ -472,7 +472,7 @@ void HotUpdateDriver::edgeStep(int edge) {
         }
     }
     // Compute model: the step's FLOPs at this edge's speed, or the data's pace.
-    const double flops = 6.0 * double(node.model().forwardMacs(batch.indices.numel() / std::max<std::int64_t>(1, batch.offsets.numel()))) *
+    const double flops = 6.0 * double(node.shape().forwardMacs(batch.indices.numel() / std::max<std::int64_t>(1, batch.offsets.numel()))) *
                          double(batchIds.size());
     const double gflops = m_shape.edgeGflops[std::size_t(edge)];
     scheduleStep(edge, std::max(m_o.stepInterval, flops / (gflops * 1e9)));
@@ -680,7 +680,7 @@ void HotUpdateDriver::auditRows(int edge, const std::vector<std::int64_t> &rows)
         const std::uint64_t newest = node.newestSeen(shard);
         const auto &h = history[std::size_t(r)];
         const auto ownerVersion = std::uint64_t(std::upper_bound(h.begin(), h.end(), newest) - h.begin());
-        const auto held = node.view(shard).version(r);
+        const auto held = node.version(shard, r);
         const std::uint64_t lag = ownerVersion > held ? ownerVersion - held : 0;
         m_r.maxLagSeen = std::max(m_r.maxLagSeen, lag);
         if (lag > std::uint64_t(m_lagBound))
@@ -692,10 +692,11 @@ void HotUpdateDriver::evaluate() {
     HotUpdateResult::EvalPoint p;
     p.time = m_loop.now();
     for (int q = 0; q < m_shape.regionCount(); ++q) {
-        auto &model = m_edges[std::size_t(m_probe[std::size_t(q)])]->model();
+        auto &probe = *m_edges[std::size_t(m_probe[std::size_t(q)])];
+        const auto logits = [&probe](const TextBatch &batch) { return probe.logits(batch); };
         const int classes = int(m_corpus.classCount());
-        p.newLanguage.push_back(evaluateLangId(model, m_newLanguageTest, classes).accuracy);
-        p.overall.push_back(evaluateLangId(model, m_overallTest, classes).accuracy);
+        p.newLanguage.push_back(evaluateTexts(logits, m_newLanguageTest, classes).accuracy);
+        p.overall.push_back(evaluateTexts(logits, m_overallTest, classes).accuracy);
     }
     if (m_r.caughtUpAfter < 0 && p.time >= m_o.newLanguageAt) {
         const double origin = p.newLanguage[std::size_t(m_o.newLanguageRegion)];
@@ -751,10 +752,8 @@ HotUpdateFrame HotUpdateDriver::frame() {
         if (!isEmbedding(s))
             continue;
         auto &perEdge = (*held)[std::size_t(s)];
-        for (const auto &edge : m_edges) {
-            const auto &view = edge->view(s);
-            perEdge.push_back(view.rowCount() > 0 ? float(double(view.heldCount()) / double(view.rowCount())) : 0.f);
-        }
+        for (const auto &edge : m_edges)
+            perEdge.push_back(float(edge->heldShare(s)));
     }
     f.heldShare = std::move(held);
     auto times = m_presence->recentTimes(m_loop.now(), f.recentWindow);
@@ -873,6 +872,13 @@ HotUpdateResult HotUpdateDriver::run(const HotUpdateHooks &hooks) {
         m_r.heldShareMin = std::min(m_r.heldShareMin, e->heldShare());
     }
     m_r.heldShareMean = held / double(m_edges.size());
+    std::uint64_t bytes = 0;
+    for (const auto &e : m_edges) {
+        bytes += e->held().bytes();
+        m_r.edgeTableBytesMax = std::max(m_r.edgeTableBytesMax, e->held().bytes());
+    }
+    m_r.edgeTableBytesMean = bytes / m_edges.size();
+    m_r.denseTableBytes = m_edges.front()->held().denseBytes();
     for (const auto &region : m_owners)
         for (const auto &o : region)
             m_r.overlapsDropped += o->overlapsDropped();

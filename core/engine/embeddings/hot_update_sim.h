@@ -70,10 +70,13 @@ struct HotUpdateResult {
     std::uint64_t lagViolations = 0;
     std::uint64_t maxLagSeen = 0;
     std::uint64_t staleRowsIgnored = 0;   // published rows an edge already held newer (version kept)
-    std::uint64_t overlapsDropped = 0;
-    std::uint64_t publishesSplit = 0;     // publishes cut to a slow link's budget, new rows first    // coalesced changes overlapping what the center filled
+    std::uint64_t overlapsDropped = 0;    // coalesced changes overlapping what the center filled
+    std::uint64_t publishesSplit = 0;     // publishes cut to a slow link's budget, new rows first
 
     double heldShareMean = 0, heldShareMin = 0; // of the table's rows, per edge, at the end
+    // What an edge allocated for the table at the end (HeldRows::bytes),
+    // against a dense copy of it: the memory side of holding a subset.
+    std::uint64_t edgeTableBytesMean = 0, edgeTableBytesMax = 0, denseTableBytes = 0;
     std::uint64_t steps = 0;
     std::uint64_t samples = 0;
     double virtualSeconds = 0;

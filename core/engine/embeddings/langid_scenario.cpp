@@ -22,7 +22,9 @@ HotUpdateResult runLangIdScenario(const SimRunRequest &request,
                                             : std::max(1, int(std::thread::hardware_concurrency())));
     data::FortuneOptions corpusOptions;
     corpusOptions.maxPerLanguage = options.maxPerLanguage;
-    const auto corpus = data::loadFortuneCorpus(data::resolveFortuneDir(request.dataDir), corpusOptions);
+    // --data, else the config's data.dir, else the Debian packages' folder.
+    const auto corpus = data::loadFortuneCorpus(
+        data::resolveFortuneDir(request.dataDir.empty() ? config.dataDir : request.dataDir), corpusOptions);
     return runHotUpdateScenario(config, corpus, options, progress);
 }
 

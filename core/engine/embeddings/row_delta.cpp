@@ -69,9 +69,8 @@ double bytesPerValue(const CodecSpec &spec, std::int64_t rowWidth) {
     }
 }
 
-VersionedRows::VersionedRows(std::int64_t begin, at::Tensor values, bool holdsAll)
-    : m_begin(begin), m_values(std::move(values)), m_versions(std::size_t(m_values.size(0)), 0),
-      m_held(std::size_t(m_values.size(0)), holdsAll), m_heldCount(holdsAll ? std::size_t(m_values.size(0)) : 0) {}
+VersionedRows::VersionedRows(std::int64_t begin, at::Tensor values)
+    : m_begin(begin), m_values(std::move(values)), m_versions(std::size_t(m_values.size(0)), 0) {}
 
 std::size_t VersionedRows::local(std::int64_t row) const {
     if (row < m_begin || row >= end())
@@ -94,10 +93,6 @@ RowDelta VersionedRows::applyGradients(const std::vector<std::int64_t> &rows, co
     for (auto r : rows) {
         const auto i = local(r);
         change.versions.push_back(++m_versions[i]);
-        if (!m_held[i]) {
-            m_held[i] = true;
-            ++m_heldCount;
-        }
     }
     return change;
 }
@@ -114,10 +109,6 @@ RowDelta VersionedRows::addChange(const RowDelta &change) {
     for (auto r : change.rows) {
         const auto i = local(r);
         applied.versions.push_back(++m_versions[i]);
-        if (!m_held[i]) {
-            m_held[i] = true;
-            ++m_heldCount;
-        }
     }
     return applied;
 }
@@ -138,15 +129,9 @@ std::size_t VersionedRows::acceptValues(const RowDelta &published) {
     std::vector<std::int64_t> takeLocal; // rows here
     for (std::size_t k = 0; k < published.rows.size(); ++k) {
         const auto i = local(published.rows[k]);
-        if (published.versions[k] <= m_versions[i] && m_held[i])
-            continue;
-        if (published.versions[k] < m_versions[i])
-            continue; // never back, held or not
+        if (published.versions[k] <= m_versions[i])
+            continue; // never back; a repeat changes nothing
         m_versions[i] = published.versions[k];
-        if (!m_held[i]) {
-            m_held[i] = true;
-            ++m_heldCount;
-        }
         take.push_back(std::int64_t(k));
         takeLocal.push_back(std::int64_t(i));
     }
@@ -157,16 +142,6 @@ std::size_t VersionedRows::acceptValues(const RowDelta &published) {
     const auto to = torch::from_blob(takeLocal.data(), {std::int64_t(takeLocal.size())}, torch::kInt64).clone().to(device);
     m_values.index_copy_(0, to, published.values.index_select(0, from.to(published.values.device())).to(device));
     return take.size();
-}
-
-void VersionedRows::markHeld(const std::vector<std::int64_t> &rows) {
-    for (auto r : rows) {
-        const auto i = local(r);
-        if (!m_held[i]) {
-            m_held[i] = true;
-            ++m_heldCount;
-        }
-    }
 }
 
 RowShardMap::RowShardMap(const ShardPlan &plan, const std::string &layer) {
@@ -191,14 +166,6 @@ int RowShardMap::shardOf(std::int64_t row) const {
         throw std::out_of_range("row " + std::to_string(row) + " is outside the table's " + std::to_string(rows()) +
                                 " rows");
     return m_ids[i - 1];
-}
-
-void VersionedRows::markHeld(std::int64_t row) {
-    const auto i = local(row);
-    if (!m_held[i]) {
-        m_held[i] = true;
-        ++m_heldCount;
-    }
 }
 
 std::vector<ShardRows> splitByShard(const at::Tensor &rows, const at::Tensor &grads, const RowShardMap &map) {

@@ -48,20 +48,17 @@ std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec);
 // the same codec as the messages it is compared with.
 double bytesPerValue(const CodecSpec &spec, std::int64_t rowWidth);
 
-// Rows [begin, end) of an embedding table with a version per row, and for an
-// edge, which rows it holds at all. Owners keep one per owned shard; an edge
-// keeps one per shard over its model's table (a view, so accepted rows land in
-// the model it trains). Versions only go up. One thread at a time.
+// Rows [begin, end) of an embedding table, all of them, with a version per
+// row: an owner's copy of its shard, an edge's classifier. (An edge's share
+// of the table is HeldRows.) Versions only go up. One thread at a time.
 class VersionedRows {
 public:
     // `values` [end - begin, dim]: the storage (a view is kept, not copied).
-    VersionedRows(std::int64_t begin, at::Tensor values, bool holdsAll);
+    VersionedRows(std::int64_t begin, at::Tensor values);
 
     std::int64_t begin() const { return m_begin; }
     std::int64_t end() const { return m_begin + std::int64_t(m_versions.size()); }
     std::uint64_t version(std::int64_t row) const { return m_versions[std::size_t(row - m_begin)]; }
-    bool holds(std::int64_t row) const { return m_held[std::size_t(row - m_begin)]; }
-    std::size_t heldCount() const { return m_heldCount; }
     std::size_t rowCount() const { return m_versions.size(); }
     const at::Tensor &values() const { return m_values; }
 
@@ -77,10 +74,6 @@ public:
     // Edge: takes every row of `published` newer than the one held; returns
     // how many were taken (older or equal ones are skipped).
     std::size_t acceptValues(const RowDelta &published);
-    // Edge: marks rows its own data touched as held (their values came with
-    // the initial model: every copy starts from the same seeded table).
-    void markHeld(const std::vector<std::int64_t> &rows);
-    void markHeld(std::int64_t row);
 
 private:
     std::size_t local(std::int64_t row) const;
@@ -88,8 +81,6 @@ private:
     std::int64_t m_begin;
     at::Tensor m_values;
     std::vector<std::uint64_t> m_versions;
-    std::vector<bool> m_held;
-    std::size_t m_heldCount = 0;
 };
 
 // Which shard of a plan holds each row of one table layer: the layer's

@@ -21,8 +21,4 @@ torch::Tensor LangIdNetImpl::forward(const torch::Tensor &indices, const torch::
     return classifier->forward(embedding->forward(indices, offsets));
 }
 
-std::int64_t LangIdNetImpl::forwardMacs(std::int64_t ngrams) const {
-    return ngrams * m_shape.dim + m_shape.dim * m_shape.classes;
-}
-
 } // namespace synaptic::engine

@@ -13,6 +13,8 @@ struct LangIdShape {
     std::int64_t buckets = std::int64_t(1) << 16; // rows of the n-gram table
     std::int64_t dim = 32;
     std::int64_t classes = 12;
+    // Multiply-adds of one text of `ngrams` n-grams through the model forward.
+    std::int64_t forwardMacs(std::int64_t ngrams) const { return ngrams * dim + dim * classes; }
 };
 
 // A fastText-style language classifier (Joulin et al., "Bag of Tricks"): the
@@ -30,8 +32,7 @@ public:
     torch::Tensor forward(const torch::Tensor &indices, const torch::Tensor &offsets);
 
     const LangIdShape &shape() const { return m_shape; }
-    // Multiply-adds of one text of `ngrams` n-grams through the model forward.
-    std::int64_t forwardMacs(std::int64_t ngrams) const;
+    std::int64_t forwardMacs(std::int64_t ngrams) const { return m_shape.forwardMacs(ngrams); }
 
     torch::nn::EmbeddingBag embedding{nullptr};
     torch::nn::Linear classifier{nullptr};

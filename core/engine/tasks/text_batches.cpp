@@ -63,9 +63,18 @@ LangIdScore scorePredictions(const std::vector<int> &predicted, const std::vecto
 }
 
 LangIdScore evaluateLangId(LangIdNetImpl &model, const EncodedTexts &texts, int classes, const std::string &device) {
-    torch::NoGradGuard noGrad;
     const bool wasTraining = model.is_training();
     model.eval();
+    const auto score = evaluateTexts(
+        [&model](const TextBatch &batch) { return model.forward(batch.indices, batch.offsets); }, texts, classes,
+        device);
+    model.train(wasTraining);
+    return score;
+}
+
+LangIdScore evaluateTexts(const std::function<at::Tensor(const TextBatch &)> &logits, const EncodedTexts &texts,
+                          int classes, const std::string &device) {
+    torch::NoGradGuard noGrad;
     std::vector<int> predicted;
     predicted.reserve(texts.size());
     constexpr std::size_t kBatch = 1024;
@@ -73,13 +82,11 @@ LangIdScore evaluateLangId(LangIdNetImpl &model, const EncodedTexts &texts, int 
         std::vector<std::size_t> which;
         for (std::size_t i = from; i < std::min(texts.size(), from + kBatch); ++i)
             which.push_back(i);
-        const TextBatch batch = makeBatch(texts, which, device);
-        const auto best = model.forward(batch.indices, batch.offsets).argmax(1).to(torch::kCPU);
+        const auto best = logits(makeBatch(texts, which, device)).argmax(1).to(torch::kCPU);
         const auto *p = best.data_ptr<std::int64_t>();
         for (std::int64_t k = 0; k < best.numel(); ++k)
             predicted.push_back(int(p[k]));
     }
-    model.train(wasTraining);
     return scorePredictions(predicted, texts.labels, classes);
 }
 

@@ -6,6 +6,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct LangIdScore {
 // Accuracy of `model` on `texts` (eval mode, no gradients), over `classes` labels.
 LangIdScore evaluateLangId(LangIdNetImpl &model, const EncodedTexts &texts, int classes,
                            const std::string &device = "cpu");
+// The same for any computation of the class scores [texts, classes] of a
+// batch (an edge that holds only some of the table's rows computes them
+// itself), called without gradients.
+LangIdScore evaluateTexts(const std::function<at::Tensor(const TextBatch &)> &logits, const EncodedTexts &texts,
+                          int classes, const std::string &device = "cpu");
 // The same from predicted labels (shared with the baseline).
 LangIdScore scorePredictions(const std::vector<int> &predicted, const std::vector<int> &labels, int classes);
 
