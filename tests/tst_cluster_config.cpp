@@ -2,6 +2,7 @@
 // and every malformed config is refused with the file and the field.
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/cluster_config_json.h"
+#include "core/engine/sim/simulation.h"
 
 #include <QTest>
 
@@ -64,6 +65,27 @@ private Q_SLOTS:
         QCOMPARE(c.planner.minShare, 0.05);
         QCOMPARE(c.planner.maxShare, 0.15);
         QCOMPARE(c.planner.onBound, std::string("confirm"));
+        QCOMPARE(c.task, std::string("fashion-mnist")); // a config without "task" trains images
+    }
+
+    void theConfigChoosesTheTask() {
+        // The shipped langid config is the default cluster with "task": "langid" (issue 16 §1).
+        const auto dir = qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString();
+        const ClusterConfig langid = loadClusterConfig(dir + "/langid_cluster.json");
+        const ClusterConfig images = loadClusterConfig(dir + "/default_cluster.json");
+        QCOMPARE(langid.task, std::string("langid"));
+        QCOMPARE(images.task, std::string("fashion-mnist"));
+        QCOMPARE(langid.edgeCount(), images.edgeCount());
+        // Written and read back, the task stays (recordings carry the config).
+        QCOMPARE(parseClusterConfig(clusterConfigToJson(langid), "again.json").task, std::string("langid"));
+        // The training strategies refuse it by name instead of training the wrong model.
+        try {
+            const TensorSet none;
+            Simulation sim(langid, none, {}, none, SimOptions{});
+            QFAIL("a langid config built a Fashion-MNIST simulation");
+        } catch (const ConfigError &e) {
+            QVERIFY2(QString(e.what()).contains("task") && QString(e.what()).contains("sim --task langid"), e.what());
+        }
     }
 
     // Per-request costs and the probe interval are read and written back
@@ -142,6 +164,8 @@ private Q_SLOTS:
         QTest::newRow("bad strategy") << R"({"strategy": "magic", "regions": []})"
                                       << "strategy: must be one of synaptic, param_server, allreduce, diloco, hier_allreduce, "
                                          "hier_diloco, gossip";
+        QTest::newRow("bad task") << R"({"task": "imagenet", "regions": []})"
+                                  << "task: must be one of fashion-mnist, langid";
         QTest::newRow("bad codec") << R"({"codecs": {"center": "int4"}, "regions": []})"
                                    << "codecs.center: unknown codec 'int4'";
         QTest::newRow("bad top-k") << R"({"codecs": {"gradients": "topk:2"}, "regions": []})"

@@ -6,6 +6,7 @@
 #include "ui/charts/chart_panel.h"
 #include "ui/charts/time_series_chart.h"
 #include "ui/dialogs/new_cluster_dialog.h"
+#include "ui/embeddings/hot_update_window.h"
 #include "ui/topology/topology_view.h"
 #include "ui/control_plane_window.h"
 #include "ui/models/routing_table_model.h"
@@ -14,6 +15,9 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
@@ -201,8 +205,9 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!ControlPlaneWindow::openConfig("/nonexistent/cluster.json", &error));
         QVERIFY2(error.contains("/nonexistent/cluster.json"), qPrintable(error));
-        std::unique_ptr<ControlPlaneWindow> w(ControlPlaneWindow::openConfig(
+        std::unique_ptr<QMainWindow> opened(ControlPlaneWindow::openConfig(
             qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json", &error));
+        auto *w = qobject_cast<ControlPlaneWindow *>(opened.get());
         QVERIFY(w);
         QCOMPARE(w->shardMap().rowCount(), 6);
 
@@ -216,6 +221,28 @@ private Q_SLOTS:
         ControlPlaneWindow bigWindow(big, "8 × 8");
         QCOMPARE(bigWindow.shardMap().rowCount(), 64);
         QVERIFY(!bigWindow.topology().nodePosition(64).isNull());
+
+        // A config whose task is langid opens the hot-update window, on its own fortune folder.
+        QTemporaryDir dir;
+        QFile tiny(qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json");
+        QVERIFY(tiny.open(QIODevice::ReadOnly));
+        auto json = QJsonDocument::fromJson(tiny.readAll()).object();
+        json["task"] = "langid";
+        json["data"] = QJsonObject{{"dir", dir.path() + "/no-fortunes"}};
+        QFile langid(dir.path() + "/langid.json");
+        QVERIFY(langid.open(QIODevice::WriteOnly));
+        langid.write(QJsonDocument(json).toJson());
+        langid.close();
+        std::unique_ptr<QMainWindow> text(ControlPlaneWindow::openConfig(langid.fileName(), &error));
+        auto *hot = qobject_cast<HotUpdateWindow *>(text.get());
+        QVERIFY2(hot, qPrintable(error));
+        QCOMPARE(hot->fortuneDir(), dir.path() + "/no-fortunes");
+        json["task"] = "imagenet";
+        QVERIFY(langid.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        langid.write(QJsonDocument(json).toJson());
+        langid.close();
+        QVERIFY(!ControlPlaneWindow::openConfig(langid.fileName(), &error));
+        QVERIFY2(error.contains("task") && error.contains("langid"), qPrintable(error));
     }
 
     void layoutAboutAndShortcuts() {

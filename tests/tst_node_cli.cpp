@@ -114,6 +114,13 @@ private Q_SLOTS:
                                           << "unknown task 'imagenet' (known: fashion-mnist, langid)";
         QTest::newRow("langid with record") << QStringList{"sim", "--config", tiny, "--task", "langid", "--record", "r.syn"}
                                             << 2 << "--record: is not available with --task langid";
+        const QString tinyLangId = qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_langid_cluster.json";
+        QTest::newRow("config chooses langid")
+            << QStringList{"sim", "--config", tinyLangId, "--strategy", "synaptic"} << 2
+            << "--strategy/--compare: is not available with a config whose task is langid";
+        QTest::newRow("config's langid without fortunes")
+            << QStringList{"sim", "--config", tinyLangId, "--data", "/nonexistent/fortunes"} << 1
+            << "/nonexistent/fortunes: no such folder";
         QTest::newRow("hot updates off without langid") << QStringList{"sim", "--config", tiny, "--no-hot-updates"} << 2
                                                         << "--no-hot-updates: applies to --task langid only";
         QTest::newRow("langid without fortunes")

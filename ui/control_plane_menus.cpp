@@ -98,10 +98,16 @@ void ControlPlaneWindow::buildFileMenu() {
         if (path.isEmpty())
             return;
         QString error;
-        if (auto *w = openConfig(path, &error))
-            launch(w);
-        else
+        auto *w = openConfig(path, &error);
+        if (auto *controlPlane = qobject_cast<ControlPlaneWindow *>(w)) {
+            launch(controlPlane);
+        } else if (auto *hotUpdates = qobject_cast<HotUpdateWindow *>(w)) {
+            hotUpdates->setAttribute(Qt::WA_DeleteOnClose);
+            hotUpdates->show();
+            hotUpdates->start();
+        } else {
             QMessageBox::warning(this, tr("Cannot open config"), error);
+        }
     });
     file->addAction(tr("&New cluster..."), QKeySequence::New, this, [this, launch] {
         NewClusterDialog dialog(m_config, this);
@@ -116,10 +122,7 @@ void ControlPlaneWindow::buildFileMenu() {
     // The second task (issue 16): the language-ID model's embedding shards
     // and their hot updates, on this window's cluster, in a window of its own.
     file->addAction(tr("&Embedding hot updates (language ID)..."), this, [this] {
-        auto *w = new HotUpdateWindow(m_config);
-        auto options = w->options();
-        options.seed = m_config.seed; // as synaptic --task langid seeds it
-        w->setOptions(options);
+        auto *w = hotUpdateWindow(m_config);
         w->setAttribute(Qt::WA_DeleteOnClose);
         w->show();
         w->start();

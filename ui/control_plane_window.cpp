@@ -2,6 +2,7 @@
 
 #include "charts/chart_panel.h"
 #include "charts/time_series_chart.h"
+#include "embeddings/hot_update_window.h"
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
 #include "panels/codec_panel.h"
@@ -289,9 +290,21 @@ QString ControlPlaneWindow::saveLayout(const QString &path) const {
     return {};
 }
 
-ControlPlaneWindow *ControlPlaneWindow::openConfig(const QString &path, QString *error) {
+HotUpdateWindow *ControlPlaneWindow::hotUpdateWindow(const engine::ClusterConfig &config) {
+    auto *w = new HotUpdateWindow(config);
+    auto options = w->options();
+    options.seed = config.seed; // as synaptic --task langid seeds it
+    w->setOptions(options);
+    if (config.task == "langid") // otherwise data.dir names Fashion-MNIST's folder
+        w->setFortuneDir(QString::fromStdString(config.dataDir));
+    return w;
+}
+
+QMainWindow *ControlPlaneWindow::openConfig(const QString &path, QString *error) {
     try {
         const auto config = engine::loadClusterConfig(path.toStdString());
+        if (config.task == "langid")
+            return hotUpdateWindow(config);
         return new ControlPlaneWindow(config, QFileInfo(path).fileName());
     } catch (const std::exception &e) {
         *error = QString::fromStdString(e.what());

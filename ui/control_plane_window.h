@@ -34,6 +34,7 @@ class ControlPanel;
 class ReplayController;
 struct ReplayRecording;
 class FaultPanel;
+class HotUpdateWindow;
 class ServingPanel;
 class RoutingTableModel;
 class ShardMapModel;
@@ -99,9 +100,15 @@ public:
     QString aboutText() const;     // versions of Qt, LibTorch, gRPC and the build
     QString shortcutsText() const; // every action with a shortcut, one per line
 
-    // Opens `path` as a cluster config in a new window (File → Open config);
-    // returns the new window, or null with the reason in `error`.
-    static ControlPlaneWindow *openConfig(const QString &path, QString *error);
+    // Opens `path` as a cluster config in a new window (File → Open config):
+    // a control plane, or the hot-update window when the config's task is
+    // langid. Returns the new window, not started, or null with the reason
+    // in `error`.
+    static QMainWindow *openConfig(const QString &path, QString *error);
+    // The hot-update window on `config`'s cluster and seed, its fortune
+    // folder the config's data.dir when its task is langid (otherwise, and
+    // when empty, Debian's), not started.
+    static HotUpdateWindow *hotUpdateWindow(const engine::ClusterConfig &config);
 
     // Replay (issue 5). A window that replays a recording read by
     // loadRecording(); RecordingOpener reads one off the GUI thread and

@@ -12,13 +12,13 @@ namespace synaptic::app {
 
 void addGuiOptions(QCommandLineParser &p) {
     p.addOptions({
-        {"config", "Cluster config JSON (default: the shipped 3 x 4 cluster); with --train, a training config.",
+        {"config", "Cluster config JSON (default: the shipped 3 x 8 cluster); with --train, a training config.",
          "FILE"},
         {"strategy", "synaptic, param_server, allreduce, diloco, gossip, hier_allreduce or hier_diloco (default: the config's).", "NAME"},
         {"steps", "Training steps per edge before the cluster stops (default: until stopped).", "N"},
         {"train", "Open the single-model training window instead of the control plane."},
-        {"task", "fashion-mnist (default: the control plane) or langid (the language-ID model's embedding hot "
-                 "updates on the cluster, with --data the fortune folder).", "NAME"},
+        {"task", "fashion-mnist (the control plane) or langid (the language-ID model's embedding hot "
+                 "updates on the cluster, with --data the fortune folder); default: the config's \"task\".", "NAME"},
         {"layout", "Dock arrangement saved with View > Save layout.", "FILE"},
         {"commands", "JSON list of timed commands to apply (see README), e.g. for scripted screenshots.", "FILE"},
         {"epochs", "Epochs to train (default 5).", "N"},
@@ -173,6 +173,9 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
                 throw engine::ConfigError("--task", "unknown task '" + task.toStdString() +
                                                         "' (fashion-mnist, langid)");
             o.langIdTask = task == "langid";
+            o.cluster.task = task.toStdString(); // --task wins over the config's "task"
+        } else {
+            o.langIdTask = o.cluster.task == "langid"; // the config chooses
         }
         if (o.langIdTask) {
             for (const char *flag : {"strategy", "steps", "commands", "record", "layout", "device", "threads"})
@@ -180,7 +183,8 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
                     throw engine::ConfigError(std::string("--") + flag,
                                               "is not a flag of the langid task (its scenario runs on the CPU)");
             if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
-            o.fortuneDir = p.value("data");
+            // --data, else the config's data.dir, else the Debian packages' folder.
+            o.fortuneDir = p.isSet("data") ? p.value("data") : QString::fromStdString(o.cluster.dataDir);
             return o;
         }
         if (p.isSet("strategy")) {

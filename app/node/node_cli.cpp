@@ -1,5 +1,6 @@
 #include "node_cli.h"
 
+#include "core/engine/sim/cluster_config.h"
 #include "core/engine/tasks/task_registry.h"
 
 #include <algorithm>
@@ -19,6 +20,7 @@ std::string nodeUsage() {
            "                           [--device cpu|cuda|auto] [--seed N] [--data DIR]\n"
            "                           [--eval-every STEPS] [--report FILE] [--model FILE]\n"
            "       synaptic-node sim --config FILE [--task fashion-mnist|langid] [--strategy NAME]\n"
+           "                         (without --task, the config's \"task\" key; fashion-mnist if none)\n"
            "                         [--compare A,B,...]\n"
            "                         [--steps N | --virtual-seconds S] [--target-accuracy X]\n"
            "                         [--seed N] [--eval-every-samples N] [--regions]\n"
@@ -151,6 +153,17 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
     };
     parseFlags(args, flags, {{"--regions", [&] { s.evaluateRegions = true; }},
                              {"--no-hot-updates", [&] { s.hotUpdates = false; }}});
+    if (s.configPath.empty())
+        throw ConfigError("--config", "is required for sim (try resources/default_cluster.json)");
+    // Without --task the config says what to train (its "task" key).
+    const bool taskGiven = !s.task.empty();
+    if (!taskGiven) {
+        try {
+            s.task = engine::loadClusterConfig(s.configPath).task;
+        } catch (const ConfigError &) {
+            // checkSimRequest names the bad config below, after the flags' own checks.
+        }
+    }
     if (s.task == "langid") {
         // What the language-ID scenario does not take yet (issue 16 builds it
         // beside the strategies; they still run Fashion-MNIST only).
@@ -159,11 +172,10 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
             {!s.commandsPath.empty(), "--commands"}, {!cmd.recordPath.empty(), "--record"},
             {!s.modelPath.empty(), "--model"}, {s.evaluateRegions, "--regions"}, {s.device != "cpu", "--device"},
             {s.evalEverySamples > 0, "--eval-every-samples"}, {s.targetAccuracy != 0.88, "--target-accuracy"}};
+        const std::string why = taskGiven ? "with --task langid" : "with a config whose task is langid";
         for (const auto &[given, flag] : unsupported)
             if (given)
-                throw ConfigError(flag, "is not available with --task langid yet");
-        if (s.configPath.empty())
-            throw ConfigError("--config", "is required for sim (try resources/default_cluster.json)");
+                throw ConfigError(flag, "is not available " + why + " yet");
         engine::checkSimRequest(s);
         return cmd;
     }
@@ -171,8 +183,6 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
         throw ConfigError("--no-hot-updates", "applies to --task langid only");
     if (!s.modelPath.empty() && s.strategies.size() > 1)
         throw ConfigError("--model", "saves one strategy's model; give --strategy NAME, not --compare");
-    if (s.configPath.empty())
-        throw ConfigError("--config", "is required for sim (try resources/default_cluster.json)");
     if (stepsGiven && s.virtualSeconds > 0)
         throw ConfigError("--steps", "give either --steps or --virtual-seconds, not both");
     if (!stepsGiven && !(s.virtualSeconds > 0))

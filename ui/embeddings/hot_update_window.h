@@ -34,6 +34,7 @@ public:
     void setOptions(const engine::HotUpdateOptions &options);
     const engine::HotUpdateOptions &options() const { return m_options; }
     void setFortuneDir(const QString &dir) { m_fortuneDir = dir; }
+    const QString &fortuneDir() const { return m_fortuneDir; }
 
     HotUpdateSession &session() { return m_session; }
     RoutingTableModel *routingModel() const { return m_routing; }

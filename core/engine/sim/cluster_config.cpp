@@ -174,9 +174,10 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
     }
     ClusterConfig c;
     try {
-        Reader top(root, "", {"seed", "strategy", "knobs", "codecs", "serving", "model", "data", "evaluation", "center", "links", "planner", "regions"});
+        Reader top(root, "", {"seed", "task", "strategy", "knobs", "codecs", "serving", "model", "data", "evaluation", "center", "links", "planner", "regions"});
         c.seed = std::uint64_t(top.integer("seed", 1, 0, std::numeric_limits<long long>::max()));
         c.strategy = top.text("strategy", c.strategy, kStrategies);
+        c.task = top.text("task", c.task, kTasks);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
                      {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",

@@ -119,6 +119,9 @@ struct PlannerBounds {
 struct ClusterConfig {
     std::uint64_t seed = 1;
     std::string strategy = "synaptic"; // one of kStrategies
+    // What the cluster trains, one of kTasks (TaskRegistry names): the
+    // strategies run "fashion-mnist"; "langid" runs the hot-update scenario.
+    std::string task = "fashion-mnist";
     StrategyKnobs knobs;
     CodecKnobs codecs;
     ServingKnobs serving;
@@ -141,6 +144,7 @@ struct ClusterConfig {
     int edgeCount() const;
 };
 
+inline const std::vector<std::string> kTasks{"fashion-mnist", "langid"};
 inline const std::vector<std::string> kStrategies{"synaptic",    "param_server",   "allreduce", "diloco",
                                                   "hier_allreduce", "hier_diloco", "gossip"};
 

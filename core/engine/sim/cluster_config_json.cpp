@@ -78,6 +78,7 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
     }
     json root = {
         {"seed", c.seed},
+        {"task", c.task},
         {"strategy", c.strategy},
         {"knobs",
          {{"aggregation_window_steps", k.aggregationWindowSteps},

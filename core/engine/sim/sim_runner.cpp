@@ -57,6 +57,8 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
                                           const std::function<void(const StrategyResult &)> &onResult,
                                           const SimRunHooks &hooks) {
     ClusterConfig config = loadClusterConfig(request.configPath);
+    if (!request.task.empty())
+        config.task = request.task;
     if (request.seed)
         config.seed = *request.seed;
     if (!request.dataDir.empty())

@@ -14,7 +14,7 @@ namespace synaptic::engine {
 // more strategies run one after another on the same config and seed.
 struct SimRunRequest {
     std::string configPath;
-    std::string task = "fashion-mnist";    // a TaskRegistry name; "langid" runs the hot-update scenario
+    std::string task;                      // a TaskRegistry name, empty: the config's; "langid" runs the hot-update scenario
     bool hotUpdates = true;                // langid: owners forward row changes owner to owner
     std::vector<std::string> strategies;   // empty: the config's strategy
     std::uint64_t stepsPerEdge = 0;

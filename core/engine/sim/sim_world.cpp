@@ -1,5 +1,6 @@
 #include "sim_world.h"
 
+#include "core/engine/config_error.h"
 #include "core/engine/synapse/model_layout.h"
 
 #include <torch/utils.h>
@@ -123,6 +124,9 @@ std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, co
 
 std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet &train,
                                     const std::vector<std::uint8_t> &trainLabels, const std::string &device) {
+    if (config.task != "fashion-mnist")
+        throw ConfigError("task", "the training strategies run the fashion-mnist task; '" + config.task +
+                                      "' runs as its own scenario (synaptic-node sim --task " + config.task + ")");
     auto w = std::make_unique<SimWorld>();
     w->config = config;
     w->device = device;
