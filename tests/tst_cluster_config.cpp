@@ -2,8 +2,12 @@
 // and every malformed config is refused with the file and the field.
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/cluster_config_json.h"
+#include "core/engine/sim/config_search.h"
 #include "core/engine/sim/simulation.h"
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace synaptic::engine;
@@ -66,6 +70,60 @@ private Q_SLOTS:
         QCOMPARE(c.planner.maxShare, 0.15);
         QCOMPARE(c.planner.onBound, std::string("confirm"));
         QCOMPARE(c.task, std::string("fashion-mnist")); // a config without "task" trains images
+    }
+
+    void aBareNameIsFoundInTheUsersThenTheShippedFolders() {
+        // As the package installs it: shipped configs in <data dir>/synaptic,
+        // the user's own in $XDG_CONFIG_HOME/synaptic (issue 17 §2).
+        QTemporaryDir dir;
+        const QString user = dir.path() + "/config";
+        const QString shipped = dir.path() + "/share-a";
+        const QString later = dir.path() + "/share-b";
+        for (const QString &d : {user + "/synaptic", shipped + "/synaptic", later + "/synaptic"})
+            QVERIFY(QDir().mkpath(d));
+        const QByteArray oldConfig = qgetenv("XDG_CONFIG_HOME");
+        const QByteArray oldData = qgetenv("XDG_DATA_DIRS");
+        qputenv("XDG_CONFIG_HOME", user.toUtf8());
+        qputenv("XDG_DATA_DIRS", (shipped + "/:" + later).toUtf8());
+        const auto write = [](const QString &path, int seed) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QString(R"({"seed": %1, "regions": [{"name": "r", "edges": [{}]}]})").arg(seed).toUtf8());
+        };
+        write(shipped + "/synaptic/cluster.json", 1);
+        write(later + "/synaptic/cluster.json", 2);   // shadowed by the earlier data dir
+        write(later + "/synaptic/only_late.json", 3);
+        write(user + "/synaptic/cluster.json", 4);    // the user's wins over the shipped one
+        write(shipped + "/synaptic/shipped.json", 5);
+
+        const auto dirs = configSearchDirs();
+        QCOMPARE(dirs.size(), std::size_t(3));
+        QCOMPARE(QString::fromStdString(dirs[0]), user + "/synaptic");
+        QCOMPARE(QString::fromStdString(dirs[1]), shipped + "/synaptic"); // the trailing slash dropped
+        QCOMPARE(loadClusterConfig("cluster").seed, std::uint64_t(4));
+        QCOMPARE(loadClusterConfig("shipped.json").seed, std::uint64_t(5));
+        QCOMPARE(loadClusterConfig("only_late").seed, std::uint64_t(3));
+        QCOMPARE(QString::fromStdString(resolveConfigPath("shipped")), shipped + "/synaptic/shipped.json");
+        // A path with a folder is read as given, never searched.
+        QCOMPARE(resolveConfigPath("sub/cluster.json"), std::string("sub/cluster.json"));
+        try {
+            loadClusterConfig("nowhere");
+            QFAIL("found a config that does not exist");
+        } catch (const ConfigError &e) {
+            const QString what = e.what();
+            QVERIFY2(what.startsWith("nowhere: no such config file") && what.contains("the working folder") &&
+                         what.contains(user + "/synaptic") && what.contains(later + "/synaptic"),
+                     e.what());
+        }
+        // Unset, the XDG defaults: ~/.config/synaptic, /usr/local/share/synaptic, /usr/share/synaptic.
+        qunsetenv("XDG_DATA_DIRS");
+        QCOMPARE(configSearchDirs().back(), std::string("/usr/share/synaptic"));
+        QVERIFY(QString::fromStdString(configSearchHelp()).contains("/usr/share/synaptic"));
+        qputenv("XDG_CONFIG_HOME", oldConfig);
+        if (oldData.isEmpty())
+            qunsetenv("XDG_DATA_DIRS");
+        else
+            qputenv("XDG_DATA_DIRS", oldData);
     }
 
     void theConfigChoosesTheTask() {

@@ -5,6 +5,7 @@
 #include "core/engine/sim/cluster_config.h"
 #include "ui/charts/chart_panel.h"
 #include "ui/charts/time_series_chart.h"
+#include "ui/dialogs/getting_started_dialog.h"
 #include "ui/dialogs/new_cluster_dialog.h"
 #include "ui/embeddings/hot_update_window.h"
 #include "ui/topology/topology_view.h"
@@ -13,7 +14,9 @@
 #include "ui/models/shard_map_model.h"
 #include "ui/panels/control_panel.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonDocument>
@@ -21,6 +24,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -243,6 +247,52 @@ private Q_SLOTS:
         langid.close();
         QVERIFY(!ControlPlaneWindow::openConfig(langid.fileName(), &error));
         QVERIFY2(error.contains("task") && error.contains("langid"), qPrintable(error));
+    }
+
+    void aFirstRunShowsTheGuideOnceAndHelpReopensIt() {
+        QCoreApplication::setOrganizationName("SynapticTests");
+        QSettings().remove("guide/seen"); // no settings yet: a first run
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                                      "/tiny_cluster.json");
+        {
+            ControlPlaneWindow window(config, "tiny_cluster.json");
+            window.show();
+            QVERIFY(GettingStartedDialog::wanted());
+            window.greetFirstRun();
+            auto *guide = window.findChild<GettingStartedDialog *>();
+            QVERIFY(guide && guide->isVisible());
+            // Five steps, each naming where in the window it happens.
+            const auto steps = GettingStartedDialog::steps();
+            QCOMPARE(steps.size(), 5);
+            for (const char *where : {"Routing table", "Shard map", "Controls", "Faults", "Open recording"})
+                QVERIFY2(steps.join(' ').contains(where), where);
+            QCOMPARE(guide->findChildren<QLabel *>().size(), 5 + 2); // the intro and the "opens this again" line
+            window.greetFirstRun(); // still one guide
+            QCOMPARE(window.findChildren<GettingStartedDialog *>().size(), 1);
+            guide->close(); // dismissed with "Show this at startup" off, as it opens
+            QVERIFY(!GettingStartedDialog::wanted());
+        }
+        {
+            // The next start does not show it; Help → Getting started does.
+            ControlPlaneWindow window(config, "tiny_cluster.json");
+            window.show();
+            window.greetFirstRun();
+            QCoreApplication::processEvents();
+            QVERIFY(!window.findChild<GettingStartedDialog *>());
+            QAction *item = nullptr;
+            for (auto *a : window.findChildren<QAction *>())
+                if (a->text() == "&Getting started")
+                    item = a;
+            QVERIFY(item);
+            item->trigger();
+            auto *guide = window.findChild<GettingStartedDialog *>();
+            QVERIFY(guide && guide->isVisible());
+            // Kept on at startup, it comes back next time.
+            guide->findChild<QCheckBox *>()->setChecked(true);
+            guide->close();
+            QVERIFY(GettingStartedDialog::wanted());
+        }
+        QSettings().remove("guide/seen");
     }
 
     void layoutAboutAndShortcuts() {

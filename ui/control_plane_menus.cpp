@@ -1,7 +1,10 @@
 // The control plane's menus, toolbar and dialogs (File, Run, Edit, View, Help).
 #include "control_plane_window.h"
 
+#include "core/engine/sim/config_search.h"
+
 #include "charts/time_series_chart.h"
+#include "dialogs/getting_started_dialog.h"
 #include "dialogs/new_cluster_dialog.h"
 #include "embeddings/hot_update_window.h"
 #include "panels/control_panel.h"
@@ -15,6 +18,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -163,7 +167,10 @@ void ControlPlaneWindow::buildHelpAndViewMenus() {
     view->addSeparator();
     view->addAction(tr("&Reset layout"), this, &ControlPlaneWindow::resetLayout);
     view->addAction(tr("&Save layout..."), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), {}, tr("Layout (*.layout)"));
+        // Layouts live with the user's configs (XDG config folder).
+        const QString folder = QString::fromStdString(engine::userConfigDir()) + "/layouts";
+        QDir().mkpath(folder);
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save layout"), folder, tr("Layout (*.layout)"));
         if (path.isEmpty())
             return;
         const QString error = saveLayout(path);
@@ -176,10 +183,27 @@ void ControlPlaneWindow::buildHelpAndViewMenus() {
                     [this] { setThemeEverywhere(false); });
 
     auto *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Getting started"), this, &ControlPlaneWindow::showGettingStarted);
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, [this] {
         QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
     });
     help->addAction(tr("&About Synaptic"), this, [this] { QMessageBox::about(this, tr("About Synaptic"), aboutText()); });
+}
+
+void ControlPlaneWindow::showGettingStarted() {
+    // One guide at a time, not modal: the cluster stays usable beside it.
+    if (auto *open = findChild<GettingStartedDialog *>()) {
+        open->raise();
+        return;
+    }
+    auto *guide = new GettingStartedDialog(this);
+    guide->setAttribute(Qt::WA_DeleteOnClose);
+    guide->show();
+}
+
+void ControlPlaneWindow::greetFirstRun() {
+    if (GettingStartedDialog::wanted())
+        showGettingStarted();
 }
 
 void ControlPlaneWindow::setThemeEverywhere(bool dark) {

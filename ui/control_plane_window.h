@@ -142,6 +142,10 @@ public:
 public Q_SLOTS:
     void start();
     void resetLayout();
+    // Help → Getting started: the five-step guide (GettingStartedDialog), not modal.
+    void showGettingStarted();
+    // At startup: the guide, if no guide was dismissed yet (a first run).
+    void greetFirstRun();
     // One batch of engine events, in order, applied to every view; then the
     // charts redraw once. Live runs and replays both come through here.
     void ingest(const QVector<synaptic::engine::SimEvent> &batch);

@@ -2,6 +2,8 @@
 // window, connect it (DESIGN.md §2).
 #include "gui_options.h"
 
+#include "core/engine/sim/config_search.h"
+
 #include "ui/control_plane_window.h"
 #include "ui/embeddings/hot_update_window.h"
 #include "ui/main_window.h"
@@ -16,6 +18,7 @@
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QScreen>
+#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -45,9 +48,16 @@ int main(int argc, char **argv) {
     QApplication::setApplicationVersion(SYNAPTIC_VERSION);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription("Synaptic control plane: runs a simulated edge cluster live, or with --connect "
-                                     "shows and drives a live cluster of synaptic-node processes (or, with --train, "
-                                     "trains one model and plots it).");
+    // Where things are, as this environment sets them (issue 17 §2).
+    parser.setApplicationDescription(
+        QString("Synaptic control plane: runs a simulated edge cluster live, or with --connect "
+                "shows and drives a live cluster of synaptic-node processes (or, with --train, "
+                "trains one model and plots it).\n\nFiles: %1; layouts are saved under %2/layouts, "
+                "settings in %3, recordings under %4.")
+            .arg(QString::fromStdString(synaptic::engine::configSearchHelp()),
+                 QString::fromStdString(synaptic::engine::userConfigDir()),
+                 QSettings().fileName(),
+                 synaptic::ui::ControlPlaneWindow::recordingsFolder()));
     parser.addHelpOption();
     parser.addVersionOption();
     synaptic::app::addGuiOptions(parser);
@@ -127,6 +137,8 @@ int main(int argc, char **argv) {
         window.reset(w);
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
+        // A first run (no guide dismissed yet) opens the five-step guide beside the window.
+        QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::greetFirstRun);
     }
     window->show();
     for (const QString &name : options.showDocks) {

@@ -1,6 +1,7 @@
 #include "node_cli.h"
 
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/config_search.h"
 #include "core/engine/tasks/task_registry.h"
 
 #include <algorithm>
@@ -60,7 +61,11 @@ std::string nodeUsage() {
            "                       [--data DIR] [--state-dir DIR] (edges keep their shards' durable\n"
            "                       state under DIR/node-N and a restarted edge reloads it)\n"
            "       synaptic-node --version\n"
-           "       synaptic-node --help\n";
+           "       synaptic-node --help\n"
+           "files:  " + engine::configSearchHelp() + "\n"
+           "        (the package installs default_cluster.json and langid_cluster.json in /usr/share/synaptic,\n"
+           "        example --commands files in /usr/share/synaptic/examples); --report, --record and\n"
+           "        --model write where they are told\n";
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "cluster_config.h"
 
+#include "config_search.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -316,7 +318,8 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
     return c;
 }
 
-ClusterConfig loadClusterConfig(const std::string &path) {
+ClusterConfig loadClusterConfig(const std::string &given) {
+    const std::string path = resolveConfigPath(given);
     std::ifstream in(path);
     if (!in)
         throw ConfigError(path, "cannot open config file");

@@ -153,6 +153,9 @@ inline const std::vector<std::string> kStrategies{"synaptic",    "param_server",
 // ConfigErrors naming `source` and the field, e.g.
 // "default.json: regions[1].edges[0].gflops: must be > 0".
 ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string &source);
+// `path` may be a bare name found by resolveConfigPath (config_search.h):
+// "langid_cluster" reads /usr/share/synaptic/langid_cluster.json when the
+// package is installed.
 ClusterConfig loadClusterConfig(const std::string &path);
 
 } // namespace synaptic::engine
