@@ -134,8 +134,11 @@ private Q_SLOTS:
         QCOMPARE(langid.task, std::string("langid"));
         QCOMPARE(images.task, std::string("fashion-mnist"));
         QCOMPARE(langid.edgeCount(), images.edgeCount());
-        // Written and read back, the task stays (recordings carry the config).
+        // Written and read back, the task stays (recordings carry the config);
+        // the default is not written, so builds before the key read the file.
         QCOMPARE(parseClusterConfig(clusterConfigToJson(langid), "again.json").task, std::string("langid"));
+        QVERIFY(QString::fromStdString(clusterConfigToJson(langid)).contains("\"task\": \"langid\""));
+        QVERIFY(!QString::fromStdString(clusterConfigToJson(images)).contains("\"task\""));
         // The training strategies refuse it by name instead of training the wrong model.
         try {
             const TensorSet none;

@@ -326,6 +326,26 @@ private Q_SLOTS:
         QVERIFY(edge.bytes() > idle);
         QVERIFY2(edge.bytes() < edge.denseBytes() / 2, qPrintable(QString::number(edge.bytes())));
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, edge.gather(torch::tensor({4096}, torch::kInt64), true));
+
+        // A row listed twice keeps its newest entry, whatever the order.
+        RowDelta twice;
+        twice.rows = {100, 100};
+        twice.versions = {3, 2};
+        twice.values = torch::stack({torch::full({8}, 3.0f), torch::full({8}, 2.0f)});
+        QCOMPARE(edge.accept(twice), std::size_t(1));
+        QCOMPARE(edge.version(100), std::uint64_t(3));
+        QVERIFY(torch::equal(edge.gather(torch::tensor({100}, torch::kInt64), false)[0], torch::full({8}, 3.0f)));
+        // Sizes that disagree are refused before anything changes.
+        RowDelta bad;
+        bad.rows = {200, 201};
+        bad.versions = {1, 1};
+        bad.values = torch::zeros({1, 8});
+        const auto heldBefore = edge.heldCount();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, edge.accept(bad));
+        bad.values = torch::zeros({2, 7});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, edge.accept(bad));
+        QCOMPARE(edge.heldCount(), heldBefore);
+        QVERIFY(!edge.holds(200));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, HeldRows(torch::zeros({10, 8}), map));
     }
 
@@ -360,7 +380,19 @@ private Q_SLOTS:
         QVERIFY(torch::allclose(got.classifierGrad, expected.classifierGrad, 1e-5, 1e-7));
         QCOMPARE(edge.held().heldCount(), std::size_t(expected.rows.numel()));
         QVERIFY(edge.heldShare() < 0.5);
-        // Scores over all 64 texts (half of them never touched): no rows taken.
+        // Scores over all 64 texts (half of them never touched): the dense
+        // model's logits, and no rows taken.
+        {
+            torch::NoGradGuard noGrad;
+            dense->eval();
+            const auto all = makeBatch(texts, [] {
+                std::vector<std::size_t> every(64);
+                for (std::size_t i = 0; i < every.size(); ++i)
+                    every[i] = i;
+                return every;
+            }());
+            QVERIFY(torch::allclose(edge.logits(all), dense->forward(all.indices, all.offsets), 1e-5, 1e-6));
+        }
         const auto score = evaluateTexts([&edge](const TextBatch &b) { return edge.logits(b); }, texts,
                                          int(shape.classes));
         QCOMPARE(score.accuracy, evaluateLangId(*dense, texts, int(shape.classes)).accuracy);

@@ -118,6 +118,8 @@ private Q_SLOTS:
         QTest::newRow("config chooses langid")
             << QStringList{"sim", "--config", tinyLangId, "--strategy", "synaptic"} << 2
             << "--strategy/--compare: is not available with a config whose task is langid";
+        QTest::newRow("serve a langid config") << QStringList{"serve", "--config", tinyLangId} << 2
+                                               << "task: serve runs the fashion-mnist task";
         QTest::newRow("config's langid without fortunes")
             << QStringList{"sim", "--config", tinyLangId, "--data", "/nonexistent/fortunes"} << 1
             << "/nonexistent/fortunes: no such folder";

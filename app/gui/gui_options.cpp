@@ -167,6 +167,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             if (p.isSet(flag))
                 throw engine::ConfigError(std::string("--") + flag, "is a training flag: use it with --train");
         o.cluster = clusterConfig(p, o.clusterName);
+        const bool configIsLangId = o.cluster.task == "langid"; // before --task overrides it
         if (p.isSet("task")) {
             const QString task = p.value("task");
             if (task != "fashion-mnist" && task != "langid")
@@ -184,7 +185,9 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
                                               "is not a flag of the langid task (its scenario runs on the CPU)");
             if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
             // --data, else the config's data.dir, else the Debian packages' folder.
-            o.fortuneDir = p.isSet("data") ? p.value("data") : QString::fromStdString(o.cluster.dataDir);
+            // (an image config's data.dir is Fashion-MNIST's folder, not the fortunes').
+            o.fortuneDir = p.isSet("data") ? p.value("data")
+                                           : configIsLangId ? QString::fromStdString(o.cluster.dataDir) : QString();
             return o;
         }
         if (p.isSet("strategy")) {

@@ -4,6 +4,7 @@
 #include <torch/types.h>
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -84,8 +85,9 @@ at::Tensor HeldRows::gather(const at::Tensor &rows, bool hold) {
     const std::vector<std::int64_t> asked(p, p + cpu.numel());
     if (hold)
         this->hold(asked);
-    // Held rows from the store, the rest from the checkpoint: two gathers and
-    // a select, so no row is copied twice.
+    // Held rows from the store, the rest from the checkpoint: one gather each
+    // when all rows come from one side; mixed, the checkpoint's gather is
+    // overwritten where a row is held.
     std::vector<std::int64_t> slots(asked.size());
     std::vector<std::int64_t> baseRows(asked.size());
     std::vector<bool> held(asked.size());
@@ -118,29 +120,49 @@ at::Tensor HeldRows::gather(const at::Tensor &rows, bool hold) {
 
 std::size_t HeldRows::accept(const RowDelta &published) {
     torch::NoGradGuard noGrad;
-    std::vector<std::int64_t> take; // positions in `published`
-    std::vector<std::int64_t> fresh;
-    for (std::size_t k = 0; k < published.rows.size(); ++k) {
-        const auto slot = m_slot[index(published.rows[k])];
+    const auto n = published.rows.size();
+    if (published.versions.size() != n || !published.values.defined() || published.values.dim() != 2 ||
+        published.values.size(0) != std::int64_t(n) || published.values.size(1) != dim())
+        throw std::invalid_argument("held rows: a delta of " + std::to_string(n) + " rows carries " +
+                                    std::to_string(published.versions.size()) + " versions and values of shape " +
+                                    (published.values.defined() ? published.values.sizes().vec().size() == 2
+                                                                      ? std::to_string(published.values.size(0)) +
+                                                                            " x " +
+                                                                            std::to_string(published.values.size(1))
+                                                                      : std::string("other than 2-D")
+                                                                : std::string("none")) +
+                                    " (expected " + std::to_string(n) + " x " + std::to_string(dim()) + ")");
+    // Per row, the newest entry of the delta that is newer than what is held.
+    std::map<std::int64_t, std::size_t> newest; // row -> position in `published`
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto row = published.rows[k];
+        const auto slot = m_slot[index(row)];
         if (slot >= 0 && published.versions[k] <= m_versions[std::size_t(slot)])
             continue; // never back; a repeat changes nothing
-        if (slot < 0)
-            fresh.push_back(published.rows[k]);
+        auto [it, inserted] = newest.emplace(row, k);
+        if (!inserted && published.versions[k] > published.versions[it->second])
+            it->second = k;
+    }
+    if (newest.empty())
+        return 0;
+    std::vector<std::int64_t> fresh;
+    std::vector<std::int64_t> take;
+    for (const auto &[row, k] : newest) {
+        if (m_slot[std::size_t(row)] < 0)
+            fresh.push_back(row);
         take.push_back(std::int64_t(k));
     }
-    if (take.empty())
-        return 0;
-    hold(fresh); // the checkpoint's value is overwritten just below
+    hold(fresh); // held at the checkpoint's value and version 0 until just below
     std::vector<std::int64_t> to;
-    for (auto k : take) {
-        const auto slot = std::size_t(m_slot[std::size_t(published.rows[std::size_t(k)])]);
-        m_versions[slot] = published.versions[std::size_t(k)];
-        to.push_back(std::int64_t(slot));
-    }
+    for (const auto &[row, k] : newest)
+        to.push_back(std::int64_t(m_slot[std::size_t(row)]));
     const auto device = m_values.device();
+    // Values first, then versions: a failed copy leaves no row claiming a version it does not have.
     m_values.index_copy_(0, indexTensor(to, device),
                          published.values.index_select(0, indexTensor(take, published.values.device())).to(device));
-    return take.size();
+    for (const auto &[row, k] : newest)
+        m_versions[std::size_t(m_slot[std::size_t(row)])] = published.versions[k];
+    return newest.size();
 }
 
 std::uint64_t HeldRows::bytes() const {

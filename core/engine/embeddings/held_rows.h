@@ -38,7 +38,10 @@ public:
     // version 0, becomes its own copy).
     at::Tensor gather(const at::Tensor &rows, bool hold);
     // Takes every row of `published` newer than the one held, or not held
-    // yet; returns how many were taken (older or equal ones are skipped).
+    // yet; returns how many were taken (older or equal ones are skipped; a
+    // row listed twice counts once, at its newest version). A delta whose
+    // rows, versions and values disagree in size is refused
+    // (std::invalid_argument) before anything changes.
     std::size_t accept(const RowDelta &published);
 
     // Bytes this edge allocated for the table: the store's capacity, the
@@ -54,7 +57,7 @@ private:
     void reserve(std::size_t rows);
 
     at::Tensor m_base;
-    const RowShardMap &m_map;
+    RowShardMap m_map; // a copy: small, and no reference to outlive
     std::vector<std::int32_t> m_slot;         // per table row, -1 when not held
     at::Tensor m_values;                      // [capacity, dim]; slots [0, m_used) in use
     std::vector<std::uint64_t> m_versions;    // per slot

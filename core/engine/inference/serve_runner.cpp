@@ -54,7 +54,13 @@ json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 } // namespace
 
-void checkServeRequest(const ServeRequest &request) { checkRequest(request, loadClusterConfig(request.configPath)); }
+void checkServeRequest(const ServeRequest &request) {
+    const ClusterConfig config = loadClusterConfig(request.configPath);
+    if (config.task != "fashion-mnist") // early-exit serving is the split CNN's
+        throw ConfigError("task", "serve runs the fashion-mnist task's early-exit model; this config's task is '" +
+                                      config.task + "'");
+    checkRequest(request, config);
+}
 
 ServeResult runServe(const ServeRequest &r) {
     const auto wallStart = Clock::now();

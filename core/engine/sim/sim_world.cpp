@@ -103,6 +103,11 @@ PlanTopology topologyOf(const ClusterConfig &config) {
 
 std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, const PlanTopology &topology,
                                                  const std::string &device) {
+    // Every strategy, simulated or live, builds its model here: a config for
+    // another task is refused by name instead of training the wrong model.
+    if (config.task != "fashion-mnist")
+        throw ConfigError("task", "the training strategies run the fashion-mnist task; '" + config.task +
+                                      "' runs as its own scenario (synaptic-node sim --task " + config.task + ")");
     auto m = std::make_shared<ModelSetup>();
     m->device = device;
     // The initial model depends on the seed only, so every strategy of a
@@ -124,9 +129,6 @@ std::shared_ptr<const ModelSetup> makeModelSetup(const ClusterConfig &config, co
 
 std::unique_ptr<SimWorld> makeWorld(const ClusterConfig &config, const TensorSet &train,
                                     const std::vector<std::uint8_t> &trainLabels, const std::string &device) {
-    if (config.task != "fashion-mnist")
-        throw ConfigError("task", "the training strategies run the fashion-mnist task; '" + config.task +
-                                      "' runs as its own scenario (synaptic-node sim --task " + config.task + ")");
     auto w = std::make_unique<SimWorld>();
     w->config = config;
     w->device = device;
