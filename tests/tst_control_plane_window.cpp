@@ -250,8 +250,11 @@ private Q_SLOTS:
     }
 
     void aFirstRunShowsTheGuideOnceAndHelpReopensIt() {
-        QCoreApplication::setOrganizationName("SynapticTests");
-        QSettings().remove("guide/seen"); // no settings yet: a first run
+        // Settings of their own, emptied before and after, so no other case
+        // reads what this one (or an earlier run of it) wrote.
+        const QString organization = QCoreApplication::organizationName();
+        QCoreApplication::setOrganizationName("SynapticGuideTest");
+        QSettings().clear(); // no settings yet: a first run
         const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
                                                       "/tiny_cluster.json");
         {
@@ -292,7 +295,8 @@ private Q_SLOTS:
             guide->close();
             QVERIFY(GettingStartedDialog::wanted());
         }
-        QSettings().remove("guide/seen");
+        QSettings().clear();
+        QCoreApplication::setOrganizationName(organization);
     }
 
     void layoutAboutAndShortcuts() {

@@ -3,6 +3,7 @@
 // session's engine thread. Checks what an operator reads: embedding shards in
 // the routing table and shard map with the share of rows each edge holds,
 // the propagation and spread charts, and the lag bound changed mid-run.
+#include "core/data/fortune_corpus.h"
 #include "core/engine/sim/cluster_config.h"
 #include "ui/charts/time_series_chart.h"
 #include "ui/embeddings/hot_update_window.h"
@@ -11,8 +12,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -213,6 +216,64 @@ private Q_SLOTS:
         QVERIFY2(failed.first().first().toString().contains("/nonexistent/fortunes"),
                  qPrintable(failed.first().first().toString()));
         QVERIFY(w.statusText().contains("/nonexistent/fortunes"));
+    }
+
+    void missingLanguagesAreNamedAndTheRunGoesOnWithTheInstalledOnes() {
+        // Installed without the recommended fortune packages but three (issue 17 §3):
+        // English, German and Esperanto (the scenario's new language), linked from Debian's.
+        QTemporaryDir dir;
+        const QString debian = QString::fromStdString(data::resolveFortuneDir(""));
+        for (const char *name : {"fortunes", "de", "eo"})
+            QVERIFY(QFile::link(debian + "/" + name, dir.filePath(name)));
+        const auto have = data::fortuneAvailability(dir.path().toStdString());
+        QCOMPARE(have.present, (std::vector<std::string>{"en", "de", "eo"}));
+        QCOMPARE(have.missing.size(), std::size_t(9));
+
+        HotUpdateWindow w(tinyCluster());
+        w.setOptions(smallScenario());
+        w.setFortuneDir(dir.path());
+        QStringList asked;
+        w.setMissingDataPrompt([&](const QString &question) {
+            asked << question;
+            return false; // first: no
+        });
+        w.start();
+        QCOMPARE(asked.size(), 1);
+        for (const char *named : {"Italian", "fortunes-it", "fortunes-zh", "sudo apt install", "3 languages"})
+            QVERIFY2(asked.first().contains(named), qPrintable(asked.first()));
+        QVERIFY(w.session().state() != HotUpdateSession::State::Running);
+        QVERIFY2(w.statusText().contains("fortunes-ru"), qPrintable(w.statusText()));
+
+        // Yes: it runs on the three installed languages.
+        w.setMissingDataPrompt([&](const QString &question) {
+            asked << question;
+            return true;
+        });
+        QSignalSpy finished(&w.session(), &HotUpdateSession::finished);
+        QSignalSpy failed(&w.session(), &HotUpdateSession::failed);
+        w.start();
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(w.options().languages, (std::vector<std::string>{"en", "de", "eo"}));
+        QTRY_VERIFY_WITH_TIMEOUT(w.session().state() != HotUpdateSession::State::Running, 300000);
+        QCOMPARE(failed.size(), 0);
+        QCOMPARE(finished.size(), 1);
+
+        // Without the new language there is nothing to go on with: said, not asked.
+        QTemporaryDir noEsperanto;
+        for (const char *name : {"fortunes", "de"})
+            QVERIFY(QFile::link(debian + "/" + name, noEsperanto.filePath(name)));
+        HotUpdateWindow other(tinyCluster());
+        other.setOptions(smallScenario());
+        other.setFortuneDir(noEsperanto.path());
+        other.setMissingDataPrompt([&](const QString &question) {
+            asked << question;
+            return true;
+        });
+        other.start();
+        QCOMPARE(asked.size(), 2);
+        QVERIFY(other.session().state() != HotUpdateSession::State::Running);
+        QVERIFY2(other.statusText().contains("fortunes-eo") && other.statusText().contains("new language"),
+                 qPrintable(other.statusText()));
     }
 };
 

@@ -137,8 +137,10 @@ int main(int argc, char **argv) {
         window.reset(w);
         if (options.autostart)
             QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::start);
-        // A first run (no guide dismissed yet) opens the five-step guide beside the window.
-        QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::greetFirstRun);
+        // A first run (no guide dismissed yet) opens the five-step guide beside
+        // the window; scripted runs (screenshots, command files) go without.
+        if (options.screenshotPath.isEmpty() && options.commands.empty())
+            QTimer::singleShot(0, w, &synaptic::ui::ControlPlaneWindow::greetFirstRun);
     }
     window->show();
     for (const QString &name : options.showDocks) {

@@ -159,7 +159,7 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
     parseFlags(args, flags, {{"--regions", [&] { s.evaluateRegions = true; }},
                              {"--no-hot-updates", [&] { s.hotUpdates = false; }}});
     if (s.configPath.empty())
-        throw ConfigError("--config", "is required for sim (try resources/default_cluster.json)");
+        throw ConfigError("--config", "is required for sim (try default_cluster where the package is installed, or resources/default_cluster.json in a checkout)");
     // Without --task the config says what to train (its "task" key).
     const bool taskGiven = !s.task.empty();
     if (!taskGiven) {
@@ -319,7 +319,7 @@ NodeCommand parseCenterCommand(const std::vector<std::string> &args, NodeCommand
     addProcessFlags(flags, switches, c.process);
     parseFlags(args, flags, switches);
     if (c.configPath.empty())
-        throw ConfigError("--config", "is required (try resources/default_cluster.json)");
+        throw ConfigError("--config", "is required (try default_cluster where the package is installed, or resources/default_cluster.json in a checkout)");
     checkProcessFlags(c.process);
     if (kind == NodeCommand::Kind::Center && !c.process.stateDir.empty())
         throw ConfigError("--state-dir", "is for edges (edge, or cluster, which passes it to them): a live center "

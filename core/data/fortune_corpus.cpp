@@ -207,6 +207,17 @@ std::vector<std::string> splitFortunes(const std::string &content) {
     return records;
 }
 
+FortuneAvailability fortuneAvailability(const std::string &dir) {
+    FortuneAvailability out;
+    for (const auto &language : fortuneLanguages()) {
+        if (filesOf(fs::path(dir), language).empty())
+            out.missing.push_back(language);
+        else
+            out.present.push_back(language.code);
+    }
+    return out;
+}
+
 TextCorpus loadFortuneCorpus(const std::string &dir, const FortuneOptions &options) {
     const fs::path root(dir);
     std::error_code ec;

@@ -25,6 +25,17 @@ struct FortuneLanguage {
 // The twelve languages Debian ships fortunes in, in label order.
 const std::vector<FortuneLanguage> &fortuneLanguages();
 
+// Which languages have at least one fortune file under `dir` (issue 17 §3):
+// the package recommends the fortune packages, so an install without
+// recommends has none or some. Codes present in label order; the missing
+// languages with the package each comes in. A folder that does not exist
+// has every language missing.
+struct FortuneAvailability {
+    std::vector<std::string> present;
+    std::vector<FortuneLanguage> missing;
+};
+FortuneAvailability fortuneAvailability(const std::string &dir);
+
 struct TextSample {
     std::string text; // UTF-8, control characters and overstrikes removed
     int label = 0;    // index into TextCorpus::languages

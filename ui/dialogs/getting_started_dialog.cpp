@@ -32,8 +32,8 @@ GettingStartedDialog::GettingStartedDialog(QWidget *parent) : QDialog(parent), m
     setObjectName("gettingStarted");
     setWindowTitle(tr("Getting started with Synaptic"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("The default cluster is training: three regions of eight edges around a center, "
-                                "each edge owning a few shards of the model. Five things to try:"));
+    auto *intro = new QLabel(tr("This window runs a cluster: edges in regions around a center, each edge "
+                                "owning a few shards of the model. Five things to try:"));
     intro->setWordWrap(true);
     layout->addWidget(intro);
     int n = 0;

@@ -56,6 +56,7 @@ void HotUpdateSession::start(const engine::ClusterConfig &config, const engine::
         try {
             data::FortuneOptions corpusOptions;
             corpusOptions.maxPerLanguage = options.maxPerLanguage;
+            corpusOptions.languages = options.languages;
             const auto corpus = data::loadFortuneCorpus(data::resolveFortuneDir(dir), corpusOptions);
             engine::HotUpdateHooks hooks;
             hooks.frame = push;

@@ -1,5 +1,6 @@
 #include "hot_update_window.h"
 
+#include "core/data/fortune_corpus.h"
 #include "ui/charts/time_series_chart.h"
 #include "ui/models/routing_table_model.h"
 #include "ui/models/shard_map_model.h"
@@ -7,6 +8,7 @@
 #include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -16,6 +18,7 @@
 #include <QTreeView>
 
 #include <cmath>
+#include <filesystem>
 
 namespace synaptic::ui {
 
@@ -116,8 +119,46 @@ void HotUpdateWindow::setOptions(const engine::HotUpdateOptions &options) {
     m_hotUpdates->setChecked(options.hotUpdates);
 }
 
+bool HotUpdateWindow::fortunesReady() {
+    const std::string dir = data::resolveFortuneDir(m_fortuneDir.toStdString());
+    std::error_code ec;
+    if (!m_options.languages.empty() || !std::filesystem::is_directory(dir, ec))
+        return true; // already narrowed, or no folder at all: the loader names it
+    const auto have = data::fortuneAvailability(dir);
+    if (have.missing.empty())
+        return true;
+    QStringList names;
+    QStringList packages;
+    bool newLanguageMissing = false;
+    for (const auto &l : have.missing) {
+        names << QString::fromStdString(l.name);
+        packages << QString::fromStdString(l.package);
+        newLanguageMissing = newLanguageMissing || l.code == m_options.newLanguage;
+    }
+    const QString missing = tr("No fortune files for %1 in %2. Install them with: sudo apt install %3")
+                                .arg(names.join(", "), QString::fromStdString(dir), packages.join(' '));
+    if (newLanguageMissing || have.present.size() < 2) {
+        m_status->setText(missing + tr(" (the scenario needs its new language, %1, and one other)")
+                                        .arg(QString::fromStdString(m_options.newLanguage)));
+        return false;
+    }
+    const QString question =
+        missing + tr("\n\nContinue with the %1 languages installed?").arg(have.present.size());
+    const bool goOn = m_askMissing ? m_askMissing(question)
+                                   : QMessageBox::question(this, tr("Fortune files missing"), question) ==
+                                         QMessageBox::Yes;
+    if (!goOn) {
+        m_status->setText(missing);
+        return false;
+    }
+    m_options.languages = have.present;
+    return true;
+}
+
 void HotUpdateWindow::start() {
     if (m_session.state() == HotUpdateSession::State::Running)
+        return;
+    if (!fortunesReady())
         return;
     m_options.hotUpdates = m_hotUpdates->isChecked();
     m_options.lagBound = m_lagBound->value();

@@ -4,6 +4,8 @@
 
 #include <QMainWindow>
 
+#include <functional>
+
 class QCheckBox;
 class QLabel;
 class QSpinBox;
@@ -34,6 +36,10 @@ public:
     void setOptions(const engine::HotUpdateOptions &options);
     const engine::HotUpdateOptions &options() const { return m_options; }
     void setFortuneDir(const QString &dir) { m_fortuneDir = dir; }
+    // Asked when some languages' fortune files are missing (issue 17 §3):
+    // gets the message naming them and their packages, returns whether to go
+    // on with the installed ones. Default: a question box; tests answer it.
+    void setMissingDataPrompt(std::function<bool(const QString &)> prompt) { m_askMissing = std::move(prompt); }
     const QString &fortuneDir() const { return m_fortuneDir; }
 
     HotUpdateSession &session() { return m_session; }
@@ -50,6 +56,9 @@ public Q_SLOTS:
     void stop();
 
 private:
+    // Before a run: every language's fortune files there, or the user chose
+    // to go on with the installed ones (m_options.languages narrowed).
+    bool fortunesReady();
     void buildToolbar();
     QWidget *buildViews();
     void onFrames(const QVector<engine::HotUpdateFrame> &frames);
@@ -60,6 +69,7 @@ private:
     engine::ClusterConfig m_config;
     engine::HotUpdateOptions m_options;
     QString m_fortuneDir;
+    std::function<bool(const QString &)> m_askMissing;
     HotUpdateSession m_session;
     RoutingTableModel *m_routing = nullptr;
     ShardMapModel *m_shardMap = nullptr;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace synaptic::engine {
 
@@ -50,6 +51,9 @@ struct HotUpdateOptions {
     int ngramMax = 3;
     std::int64_t dim = 32;
     std::size_t maxPerLanguage = 3000;
+    // Language codes to read (empty: all twelve); the app narrows it to the
+    // installed ones when the user chooses to go on without the others.
+    std::vector<std::string> languages;
     // Test-only: edges ignore gaps in the publishes they receive (the lag
     // guard's break switch; tst_embeddings sees the audit catch it).
     bool breakLagGuard = false;

@@ -22,9 +22,12 @@ HotUpdateResult runLangIdScenario(const SimRunRequest &request,
                                             : std::max(1, int(std::thread::hardware_concurrency())));
     data::FortuneOptions corpusOptions;
     corpusOptions.maxPerLanguage = options.maxPerLanguage;
-    // --data, else the config's data.dir, else the Debian packages' folder.
+    corpusOptions.languages = options.languages;
+    // --data, else the config's data.dir when the config is a langid one (an
+    // image config's names Fashion-MNIST's folder), else Debian's folder.
+    const std::string configDir = config.task == "langid" ? config.dataDir : std::string();
     const auto corpus = data::loadFortuneCorpus(
-        data::resolveFortuneDir(request.dataDir.empty() ? config.dataDir : request.dataDir), corpusOptions);
+        data::resolveFortuneDir(request.dataDir.empty() ? configDir : request.dataDir), corpusOptions);
     return runHotUpdateScenario(config, corpus, options, progress);
 }
 

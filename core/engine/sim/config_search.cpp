@@ -23,7 +23,9 @@ std::string home() {
 } // namespace
 
 std::string userConfigDir() {
-    const std::string configHome = xdg("XDG_CONFIG_HOME", home().empty() ? "" : home() + "/.config");
+    std::string configHome = xdg("XDG_CONFIG_HOME", "");
+    if (configHome.empty() || configHome.front() != '/') // unset or relative: the spec's default
+        configHome = home().empty() ? "" : home() + "/.config";
     return configHome.empty() ? std::string() : configHome + "/synaptic";
 }
 
@@ -38,7 +40,7 @@ std::vector<std::string> configSearchDirs() {
         std::string dir = dataDirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
         while (dir.size() > 1 && dir.back() == '/')
             dir.pop_back();
-        if (!dir.empty())
+        if (!dir.empty() && dir.front() == '/') // relative entries are ignored, as the XDG spec says
             dirs.push_back(dir + "/synaptic");
         if (colon == std::string::npos)
             break;
