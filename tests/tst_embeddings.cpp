@@ -535,6 +535,7 @@ private Q_SLOTS:
     void theRegistryKnowsBothTasks() {
         const auto &r = TaskRegistry::builtIn();
         QCOMPARE(r.names(), (std::vector<std::string>{"fashion-mnist", "langid"}));
+        QCOMPARE(r.names(), kTasks); // what a config's "task" key accepts: the same names
         QCOMPARE(r.find("langid").layout.front().kind, LayerLayout::Kind::Embedding);
         QVERIFY_THROWS_EXCEPTION(ConfigError, r.find("imagenet"));
     }

@@ -170,7 +170,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
         const bool configIsLangId = o.cluster.task == "langid"; // before --task overrides it
         if (p.isSet("task")) {
             const QString task = p.value("task");
-            if (task != "fashion-mnist" && task != "langid")
+            if (std::find(engine::kTasks.begin(), engine::kTasks.end(), task.toStdString()) == engine::kTasks.end())
                 throw engine::ConfigError("--task", "unknown task '" + task.toStdString() +
                                                         "' (fashion-mnist, langid)");
             o.langIdTask = task == "langid";
@@ -182,7 +182,8 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             for (const char *flag : {"strategy", "steps", "commands", "record", "layout", "device", "threads"})
                 if (p.isSet(flag))
                     throw engine::ConfigError(std::string("--") + flag,
-                                              "is not a flag of the langid task (its scenario runs on the CPU)");
+                                              "is not a flag of the langid task (its scenario takes --config, "
+                                              "--data and --seed, and runs on the CPU)");
             if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
             // --data, else the config's data.dir, else the Debian packages' folder.
             // (an image config's data.dir is Fashion-MNIST's folder, not the fortunes').
