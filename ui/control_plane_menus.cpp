@@ -19,6 +19,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
@@ -98,7 +99,7 @@ void ControlPlaneWindow::buildFileMenu() {
     };
     file->addAction(tr("&Open config..."), QKeySequence::Open, this, [this, launch] {
         const QString path =
-            QFileDialog::getOpenFileName(this, tr("Open cluster config"), {}, tr("Cluster config (*.json)"));
+            QFileDialog::getOpenFileName(this, tr("Open cluster config"), configFolder(), tr("Cluster config (*.json)"));
         if (path.isEmpty())
             return;
         QString error;
@@ -199,6 +200,15 @@ void ControlPlaneWindow::showGettingStarted() {
     auto *guide = new GettingStartedDialog(this);
     guide->setAttribute(Qt::WA_DeleteOnClose);
     guide->show();
+}
+
+QString ControlPlaneWindow::configFolder() {
+    // The user's own configs if there are any, else the shipped ones
+    // (/usr/share/synaptic when the package is installed), else nowhere special.
+    for (const auto &dir : engine::configSearchDirs())
+        if (QFileInfo(QString::fromStdString(dir)).isDir())
+            return QString::fromStdString(dir);
+    return {};
 }
 
 void ControlPlaneWindow::greetFirstRun() {

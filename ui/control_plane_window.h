@@ -146,6 +146,8 @@ public Q_SLOTS:
     void showGettingStarted();
     // At startup: the guide, if no guide was dismissed yet (a first run).
     void greetFirstRun();
+    // Where File → Open config starts: the first config folder that exists.
+    static QString configFolder();
     // One batch of engine events, in order, applied to every view; then the
     // charts redraw once. Live runs and replays both come through here.
     void ingest(const QVector<synaptic::engine::SimEvent> &batch);

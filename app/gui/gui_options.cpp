@@ -1,5 +1,7 @@
 #include "gui_options.h"
 
+#include "core/engine/sim/config_search.h"
+
 #include <QCommandLineParser>
 #include <QFile>
 #include <QFileInfo>
@@ -9,6 +11,21 @@
 #include <limits>
 
 namespace synaptic::app {
+
+namespace {
+// --layout NAME: a bare name that is not a file here is looked up where View
+// → Save layout puts layouts (~/.config/synaptic/layouts), ".layout" added
+// when it has no extension (issue 17 §2). Anything else is read as given.
+QString layoutPath(const QString &given) {
+    if (given.isEmpty() || given.contains('/') || QFileInfo::exists(given))
+        return given;
+    const QString folder = QString::fromStdString(engine::userConfigDir()) + "/layouts/";
+    for (const QString &name : {given, given + ".layout"})
+        if (QFileInfo::exists(folder + name))
+            return folder + name;
+    return given; // not found anywhere: loading it names the file
+}
+} // namespace
 
 void addGuiOptions(QCommandLineParser &p) {
     p.addOptions({
@@ -143,7 +160,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     o.replayPlay = p.isSet("play");
     if (p.isSet("connect")) {
         readConnectOptions(p, o);
-        o.layoutPath = p.value("layout");
+        o.layoutPath = layoutPath(p.value("layout"));
         return o;
     }
     for (const char *flag : kConnectFlags)
@@ -202,7 +219,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
         if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
         if (p.isSet("data")) o.cluster.dataDir = p.value("data").toStdString();
         if (p.isSet("steps")) o.stepsPerEdge = std::uint64_t(number(p, "steps", 1, kMaxCount));
-        o.layoutPath = p.value("layout");
+        o.layoutPath = layoutPath(p.value("layout"));
         if (p.isSet("commands")) {
             QFile f(p.value("commands"));
             if (!f.open(QIODevice::ReadOnly))
