@@ -344,6 +344,8 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, edge.accept(bad));
         bad.values = torch::zeros({2, 7});
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, edge.accept(bad));
+        bad.values = torch::zeros({2, 8}, torch::kDouble);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, edge.accept(bad));
         QCOMPARE(edge.heldCount(), heldBefore);
         QVERIFY(!edge.holds(200));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, HeldRows(torch::zeros({10, 8}), map));

@@ -48,6 +48,10 @@ engine::HotUpdateOptions smallScenario() {
     return o;
 }
 
+// A missing fortune package answers "no" instead of opening a modal box that
+// nobody would close: the test then fails on the message, not on a timeout.
+bool refuse(const QString &) { return false; }
+
 } // namespace
 
 class TestHotUpdateWindow : public QObject {
@@ -55,6 +59,7 @@ class TestHotUpdateWindow : public QObject {
 private Q_SLOTS:
     void theViewsShowEmbeddingShardsAndHowTheirRowsSpread() {
         HotUpdateWindow w(tinyCluster());
+        w.setMissingDataPrompt(refuse);
         w.setOptions(smallScenario());
         QAbstractItemModelTester routingTester(w.routingModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester mapTester(w.shardMap(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -148,6 +153,7 @@ private Q_SLOTS:
         auto config = tinyCluster();
         config.intraRegion.lossRate = 0.05; // lost publishes: edges fall behind and must ask
         HotUpdateWindow w(config);
+        w.setMissingDataPrompt(refuse);
         auto o = smallScenario();
         o.duration = 600.0; // the test stops it long before: the GUI's reaction time does not matter
         o.lagBound = 64;    // more than the first 0.5 s can miss: nobody asks
@@ -193,6 +199,7 @@ private Q_SLOTS:
 
     void closingTheWindowWhileTheModelWarmsUpDoesNotWait() {
         auto *w = new HotUpdateWindow(tinyCluster());
+        w->setMissingDataPrompt(refuse);
         auto o = smallScenario();
         o.buckets = 1 << 20;     // the default table...
         o.warmStartEpochs = 50;  // ...and a warm-up far longer than this test may take
@@ -207,6 +214,7 @@ private Q_SLOTS:
 
     void aMissingFortuneFolderIsNamed() {
         HotUpdateWindow w(tinyCluster());
+        w.setMissingDataPrompt(refuse);
         w.setOptions(smallScenario());
         w.setFortuneDir("/nonexistent/fortunes");
         QSignalSpy failed(&w.session(), &HotUpdateSession::failed);
@@ -230,6 +238,7 @@ private Q_SLOTS:
         QCOMPARE(have.missing.size(), std::size_t(9));
 
         HotUpdateWindow w(tinyCluster());
+        w.setMissingDataPrompt(refuse);
         w.setOptions(smallScenario());
         w.setFortuneDir(dir.path());
         QStringList asked;

@@ -206,7 +206,7 @@ QString ControlPlaneWindow::configFolder() {
     // The user's own configs if there are any, else the shipped ones
     // (/usr/share/synaptic when the package is installed), else nowhere special.
     for (const auto &dir : engine::configSearchDirs())
-        if (QFileInfo(QString::fromStdString(dir)).isDir())
+        if (!QDir(QString::fromStdString(dir)).entryList({"*.json"}, QDir::Files).isEmpty())
             return QString::fromStdString(dir);
     return {};
 }

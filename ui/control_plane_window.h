@@ -146,8 +146,7 @@ public Q_SLOTS:
     void showGettingStarted();
     // At startup: the guide, if no guide was dismissed yet (a first run).
     void greetFirstRun();
-    // Where File → Open config starts: the first config folder that exists.
-    static QString configFolder();
+
     // One batch of engine events, in order, applied to every view; then the
     // charts redraw once. Live runs and replays both come through here.
     void ingest(const QVector<synaptic::engine::SimEvent> &batch);
@@ -159,6 +158,8 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // Where File → Open config starts: the first config folder holding a config.
+    static QString configFolder();
     void buildCharts();
     void buildDocks();
     void buildMenus();

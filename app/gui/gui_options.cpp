@@ -36,7 +36,8 @@ void addGuiOptions(QCommandLineParser &p) {
         {"train", "Open the single-model training window instead of the control plane."},
         {"task", "fashion-mnist (the control plane) or langid (the language-ID model's embedding hot "
                  "updates on the cluster, with --data the fortune folder); default: the config's \"task\".", "NAME"},
-        {"layout", "Dock arrangement saved with View > Save layout.", "FILE"},
+        {"layout", "Dock arrangement saved with View > Save layout: a file, or the name of one saved in the layouts "
+                   "folder (see Files above).", "FILE"},
         {"commands", "JSON list of timed commands to apply (see README), e.g. for scripted screenshots.", "FILE"},
         {"epochs", "Epochs to train (default 5).", "N"},
         {"subset", "Train on the first N samples only.", "N"},

@@ -169,9 +169,11 @@ std::vector<fs::path> filesOf(const fs::path &root, const FortuneLanguage &langu
         const fs::path path = root / relative;
         std::error_code ec;
         if (fs::is_directory(path, ec)) {
-            for (const auto &entry : fs::directory_iterator(path, ec))
-                if (isFortuneFile(entry))
-                    files.push_back(entry.path());
+            // increment(ec), not ++: a folder that fails mid-listing ends the
+            // listing instead of throwing out of a GUI slot.
+            for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+                if (isFortuneFile(*it))
+                    files.push_back(it->path());
         } else if (fs::exists(path, ec)) {
             files.push_back(path);
         }

@@ -120,6 +120,10 @@ void HotUpdateWindow::setOptions(const engine::HotUpdateOptions &options) {
 }
 
 bool HotUpdateWindow::fortunesReady() {
+    if (m_narrowed) { // asked last time: ask again, the packages may be installed by now
+        m_options.languages.clear();
+        m_narrowed = false;
+    }
     const std::string dir = data::resolveFortuneDir(m_fortuneDir.toStdString());
     std::error_code ec;
     if (!m_options.languages.empty() || !std::filesystem::is_directory(dir, ec))
@@ -152,6 +156,7 @@ bool HotUpdateWindow::fortunesReady() {
         return false;
     }
     m_options.languages = have.present;
+    m_narrowed = true;
     return true;
 }
 

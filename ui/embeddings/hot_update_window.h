@@ -70,6 +70,7 @@ private:
     engine::HotUpdateOptions m_options;
     QString m_fortuneDir;
     std::function<bool(const QString &)> m_askMissing;
+    bool m_narrowed = false; // m_options.languages was narrowed by the missing-data prompt
     HotUpdateSession m_session;
     RoutingTableModel *m_routing = nullptr;
     ShardMapModel *m_shardMap = nullptr;

@@ -122,7 +122,8 @@ std::size_t HeldRows::accept(const RowDelta &published) {
     torch::NoGradGuard noGrad;
     const auto n = published.rows.size();
     if (published.versions.size() != n || !published.values.defined() || published.values.dim() != 2 ||
-        published.values.size(0) != std::int64_t(n) || published.values.size(1) != dim())
+        published.values.size(0) != std::int64_t(n) || published.values.size(1) != dim() ||
+        published.values.scalar_type() != m_values.scalar_type())
         throw std::invalid_argument("held rows: a delta of " + std::to_string(n) + " rows carries " +
                                     std::to_string(published.versions.size()) + " versions and values of shape " +
                                     (published.values.defined() ? published.values.sizes().vec().size() == 2
@@ -131,7 +132,8 @@ std::size_t HeldRows::accept(const RowDelta &published) {
                                                                             std::to_string(published.values.size(1))
                                                                       : std::string("other than 2-D")
                                                                 : std::string("none")) +
-                                    " (expected " + std::to_string(n) + " x " + std::to_string(dim()) + ")");
+                                    " (expected " + std::to_string(n) + " x " + std::to_string(dim()) +
+                                    ", of the table's element type)");
     // Per row, the newest entry of the delta that is newer than what is held.
     std::map<std::int64_t, std::size_t> newest; // row -> position in `published`
     for (std::size_t k = 0; k < n; ++k) {

@@ -24,6 +24,9 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 void checkRequest(const ServeRequest &r, const ClusterConfig &config) {
+    if (config.task != "fashion-mnist") // early-exit serving is the split CNN's
+        throw ConfigError("task", "serve runs the fashion-mnist task's early-exit model; this config's task is '" +
+                                      config.task + "'");
     if (!r.confidence.empty() && !parseConfidenceMeasure(r.confidence))
         throw ConfigError("--confidence", "unknown measure '" + r.confidence + "' (max_softmax or entropy)");
     if (r.threshold && !(*r.threshold >= 0 && *r.threshold <= 1))
@@ -55,11 +58,7 @@ json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 } // namespace
 
 void checkServeRequest(const ServeRequest &request) {
-    const ClusterConfig config = loadClusterConfig(request.configPath);
-    if (config.task != "fashion-mnist") // early-exit serving is the split CNN's
-        throw ConfigError("task", "serve runs the fashion-mnist task's early-exit model; this config's task is '" +
-                                      config.task + "'");
-    checkRequest(request, config);
+    checkRequest(request, loadClusterConfig(request.configPath));
 }
 
 ServeResult runServe(const ServeRequest &r) {
