@@ -295,8 +295,7 @@ HotUpdateWindow *ControlPlaneWindow::hotUpdateWindow(const engine::ClusterConfig
     auto options = w->options();
     options.seed = config.seed; // as synaptic --task langid seeds it
     w->setOptions(options);
-    if (config.task == "langid") // otherwise data.dir names Fashion-MNIST's folder
-        w->setFortuneDir(QString::fromStdString(config.dataDir));
+    w->setFortuneDir(QString::fromStdString(engine::configFortuneDir(config)));
     return w;
 }
 

@@ -1,5 +1,6 @@
 #include "gui_options.h"
 
+#include "core/engine/embeddings/hot_update_options.h"
 #include "core/engine/sim/config_search.h"
 
 #include <QCommandLineParser>
@@ -185,7 +186,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
             if (p.isSet(flag))
                 throw engine::ConfigError(std::string("--") + flag, "is a training flag: use it with --train");
         o.cluster = clusterConfig(p, o.clusterName);
-        const bool configIsLangId = o.cluster.task == "langid"; // before --task overrides it
+        const QString configFortunes = QString::fromStdString(engine::configFortuneDir(o.cluster)); // before --task
         if (p.isSet("task")) {
             const QString task = p.value("task");
             if (std::find(engine::kTasks.begin(), engine::kTasks.end(), task.toStdString()) == engine::kTasks.end())
@@ -203,10 +204,8 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
                                               "is not a flag of the langid task (its scenario takes --config, "
                                               "--data and --seed, and runs on the CPU)");
             if (p.isSet("seed")) o.cluster.seed = std::uint64_t(number(p, "seed", 0, std::numeric_limits<long long>::max()));
-            // --data, else the config's data.dir, else the Debian packages' folder.
-            // (an image config's data.dir is Fashion-MNIST's folder, not the fortunes').
-            o.fortuneDir = p.isSet("data") ? p.value("data")
-                                           : configIsLangId ? QString::fromStdString(o.cluster.dataDir) : QString();
+            // --data, else the config's fortune folder, else Debian's.
+            o.fortuneDir = p.isSet("data") ? p.value("data") : configFortunes;
             return o;
         }
         if (p.isSet("strategy")) {

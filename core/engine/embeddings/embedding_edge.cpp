@@ -25,17 +25,21 @@ EmbeddingEdge::Compact EmbeddingEdge::compact(const TextBatch &batch, bool hold)
     return c;
 }
 
+at::Tensor EmbeddingEdge::forward(const Compact &c, const TextBatch &batch, const at::Tensor &weight,
+                                  const at::Tensor &bias) {
+    // LangIdNet's forward on the compact table: an EmbeddingBag mean, then the linear layer.
+    const auto bags = std::get<0>(at::embedding_bag(c.values, c.indices, batch.offsets, /*scale_grad_by_freq=*/false,
+                                                    /*mode (mean)=*/1));
+    return torch::nn::functional::linear(bags, weight, bias);
+}
+
 LangIdGradients EmbeddingEdge::gradients(const TextBatch &batch) {
     auto c = compact(batch, /*hold=*/true);
     const auto dim = m_shape.dim;
     auto table = c.values.requires_grad_(true);
     auto weight = m_classifierRows.narrow(1, 0, dim).clone().requires_grad_(true);
     auto bias = m_classifierRows.select(1, dim).clone().requires_grad_(true);
-    // LangIdNet's forward on the compact table: an EmbeddingBag mean, then the linear layer.
-    const auto bags = std::get<0>(at::embedding_bag(table, c.indices, batch.offsets, /*scale_grad_by_freq=*/false,
-                                                    /*mode (mean)=*/1));
-    const auto loss = torch::nn::functional::cross_entropy(torch::nn::functional::linear(bags, weight, bias),
-                                                           batch.labels);
+    const auto loss = torch::nn::functional::cross_entropy(forward(c, batch, weight, bias), batch.labels);
     loss.backward();
     LangIdGradients g;
     g.loss = loss.item<double>();
@@ -49,8 +53,7 @@ at::Tensor EmbeddingEdge::logits(const TextBatch &batch) {
     torch::NoGradGuard noGrad;
     const auto c = compact(batch, /*hold=*/false);
     const auto dim = m_shape.dim;
-    const auto bags = std::get<0>(at::embedding_bag(c.values, c.indices, batch.offsets, false, /*mean*/ 1));
-    return torch::nn::functional::linear(bags, m_classifierRows.narrow(1, 0, dim), m_classifierRows.select(1, dim));
+    return forward(c, batch, m_classifierRows.narrow(1, 0, dim), m_classifierRows.select(1, dim));
 }
 
 void EmbeddingEdge::addBatch(const at::Tensor &rows, const at::Tensor &rowGrads, const at::Tensor &classifierGrad) {

@@ -98,6 +98,9 @@ private:
         at::Tensor indices;
     };
     Compact compact(const TextBatch &batch, bool hold);
+    // Class scores of the batch from its compact table and the classifier's weight and bias.
+    static at::Tensor forward(const Compact &c, const TextBatch &batch, const at::Tensor &weight,
+                              const at::Tensor &bias);
 
     struct Seen {
         std::uint64_t contiguous = 0;               // every publish 1..contiguous arrived

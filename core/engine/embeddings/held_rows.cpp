@@ -85,55 +85,35 @@ at::Tensor HeldRows::gather(const at::Tensor &rows, bool hold) {
     const std::vector<std::int64_t> asked(p, p + cpu.numel());
     if (hold)
         this->hold(asked);
-    // Held rows from the store, the rest from the checkpoint: one gather each
-    // when all rows come from one side; mixed, the checkpoint's gather is
-    // overwritten where a row is held.
-    std::vector<std::int64_t> slots(asked.size());
-    std::vector<std::int64_t> baseRows(asked.size());
-    std::vector<bool> held(asked.size());
-    bool anyHeld = false;
-    bool anyBase = false;
-    for (std::size_t k = 0; k < asked.size(); ++k) {
-        const auto slot = m_slot[index(asked[k])];
-        held[k] = slot >= 0;
-        slots[k] = held[k] ? slot : 0;
-        baseRows[k] = asked[k];
-        anyHeld = anyHeld || held[k];
-        anyBase = anyBase || !held[k];
-    }
-    const auto device = m_base.device();
-    if (!anyBase)
-        return m_values.index_select(0, indexTensor(slots, device));
-    if (!anyHeld)
-        return m_base.index_select(0, indexTensor(baseRows, device));
-    auto out = m_base.index_select(0, indexTensor(baseRows, device));
-    std::vector<std::int64_t> at;
-    std::vector<std::int64_t> from;
+    // Held rows from the store, the rest from the checkpoint. A training
+    // batch's rows were all just held: one gather from the store.
+    std::vector<std::int64_t> at;   // positions in `asked` that are held
+    std::vector<std::int64_t> from; // their slots
     for (std::size_t k = 0; k < asked.size(); ++k)
-        if (held[k]) {
+        if (const auto slot = m_slot[index(asked[k])]; slot >= 0) {
             at.push_back(std::int64_t(k));
-            from.push_back(slots[k]);
+            from.push_back(slot);
         }
-    out.index_copy_(0, indexTensor(at, device), m_values.index_select(0, indexTensor(from, device)));
+    const auto device = m_base.device();
+    if (at.size() == asked.size())
+        return m_values.index_select(0, indexTensor(from, device));
+    auto out = m_base.index_select(0, indexTensor(asked, device));
+    if (!at.empty())
+        out.index_copy_(0, indexTensor(at, device), m_values.index_select(0, indexTensor(from, device)));
     return out;
 }
 
 std::size_t HeldRows::accept(const RowDelta &published) {
     torch::NoGradGuard noGrad;
     const auto n = published.rows.size();
-    if (published.versions.size() != n || !published.values.defined() || published.values.dim() != 2 ||
-        published.values.size(0) != std::int64_t(n) || published.values.size(1) != dim() ||
-        published.values.scalar_type() != m_values.scalar_type())
+    const auto &v = published.values;
+    if (published.versions.size() != n || !v.defined() || v.dim() != 2 || v.size(0) != std::int64_t(n) ||
+        v.size(1) != dim() || v.scalar_type() != m_values.scalar_type())
         throw std::invalid_argument("held rows: a delta of " + std::to_string(n) + " rows carries " +
-                                    std::to_string(published.versions.size()) + " versions and values of shape " +
-                                    (published.values.defined() ? published.values.sizes().vec().size() == 2
-                                                                      ? std::to_string(published.values.size(0)) +
-                                                                            " x " +
-                                                                            std::to_string(published.values.size(1))
-                                                                      : std::string("other than 2-D")
-                                                                : std::string("none")) +
-                                    " (expected " + std::to_string(n) + " x " + std::to_string(dim()) +
-                                    ", of the table's element type)");
+                                    std::to_string(published.versions.size()) + " versions and values " +
+                                    (v.defined() ? v.toString() + " " + c10::str(v.sizes()) : std::string("none")) +
+                                    " (expected " + std::to_string(n) + " versions and [" + std::to_string(n) +
+                                    ", " + std::to_string(dim()) + "] values of the table's element type)");
     // Per row, the newest entry of the delta that is newer than what is held.
     std::map<std::int64_t, std::size_t> newest; // row -> position in `published`
     for (std::size_t k = 0; k < n; ++k) {

@@ -9,6 +9,13 @@
 
 namespace synaptic::engine {
 
+struct ClusterConfig;
+
+// The fortune folder a cluster config names: its data.dir when the config's
+// own task is langid, empty otherwise (an image config's data.dir is
+// Fashion-MNIST's folder; empty means Debian's fortune folder).
+std::string configFortuneDir(const ClusterConfig &config);
+
 // The hot-update scenario of issue 16 §4 on the language-ID task: every region
 // trains on eleven languages; at `newLanguageAt` one region's edges start
 // receiving a language none of the others has seen. Times are virtual seconds.

@@ -10,6 +10,10 @@
 
 namespace synaptic::engine {
 
+std::string configFortuneDir(const ClusterConfig &config) {
+    return config.task == "langid" ? config.dataDir : std::string();
+}
+
 HotUpdateResult runLangIdScenario(const SimRunRequest &request,
                                   const std::function<void(const HotUpdateProgress &)> &progress) {
     const ClusterConfig config = loadClusterConfig(request.configPath);
@@ -23,11 +27,9 @@ HotUpdateResult runLangIdScenario(const SimRunRequest &request,
     data::FortuneOptions corpusOptions;
     corpusOptions.maxPerLanguage = options.maxPerLanguage;
     corpusOptions.languages = options.languages;
-    // --data, else the config's data.dir when the config is a langid one (an
-    // image config's names Fashion-MNIST's folder), else Debian's folder.
-    const std::string configDir = config.task == "langid" ? config.dataDir : std::string();
+    // --data, else the config's fortune folder, else Debian's.
     const auto corpus = data::loadFortuneCorpus(
-        data::resolveFortuneDir(request.dataDir.empty() ? configDir : request.dataDir), corpusOptions);
+        data::resolveFortuneDir(request.dataDir.empty() ? configFortuneDir(config) : request.dataDir), corpusOptions);
     return runHotUpdateScenario(config, corpus, options, progress);
 }
 
