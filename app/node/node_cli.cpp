@@ -2,6 +2,7 @@
 
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/config_search.h"
+#include "core/engine/sim/eval_cadence.h"
 #include "core/engine/tasks/task_registry.h"
 
 #include <algorithm>
@@ -25,6 +26,8 @@ std::string nodeUsage() {
            "                         [--compare A,B,...]\n"
            "                         [--steps N | --virtual-seconds S] [--target-accuracy X]\n"
            "                         [--seed N] [--eval-every-samples N] [--regions]\n"
+           "                         (evaluates about 20 times over --steps, every 7680 samples\n"
+           "                         with --virtual-seconds; 0: every config evaluation.every_seconds)\n"
            "                         [--commands FILE] [--threads N] [--device cpu|cuda|auto]\n"
            "                         [--data DIR] [--report FILE] [--record FILE] [--model FILE]\n"
            "         strategies: synaptic, param_server, allreduce, diloco, gossip, hier_allreduce,\n"
@@ -60,6 +63,8 @@ std::string nodeUsage() {
            "                       only); [--no-link-emulation] [--threads N] [--device cpu|cuda|auto]\n"
            "                       [--data DIR] [--state-dir DIR] (edges keep their shards' durable\n"
            "                       state under DIR/node-N and a restarted edge reloads it)\n"
+           "       --quiet (any subcommand): no progress bar or progress lines on stderr (results and\n"
+           "               errors still print)\n"
            "       synaptic-node --version\n"
            "       synaptic-node --help\n"
            "files:  " + engine::configSearchHelp() + "\n"
@@ -134,6 +139,7 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
     cmd.kind = NodeCommand::Kind::Sim;
     auto &s = cmd.sim;
     bool stepsGiven = false;
+    bool evalGiven = false;
     const FlagTable flags{
         {"--config", [&](auto &, auto &v) { s.configPath = v; }},
         {"--strategy", [&](auto &f, auto &v) { s.strategies = splitList(f, v); if (s.strategies.size() != 1) throw ConfigError(f, "takes one strategy; use --compare for several"); }},
@@ -145,7 +151,8 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
         {"--target-accuracy", [&](auto &f, auto &v) { s.targetAccuracy = parseNumber<double>(f, v);
                                             if (!(s.targetAccuracy > 0 && s.targetAccuracy <= 1)) throw ConfigError(f, "must be in (0, 1]"); }},
         {"--seed", [&](auto &f, auto &v) { s.seed = parseNumber<std::uint64_t>(f, v); }},
-        {"--eval-every-samples", [&](auto &f, auto &v) { s.evalEverySamples = parseNumber<std::uint64_t>(f, v); }},
+        {"--eval-every-samples", [&](auto &f, auto &v) { s.evalEverySamples = parseNumber<std::uint64_t>(f, v);
+                                            evalGiven = true; }},
         {"--commands", [&](auto &, auto &v) { s.commandsPath = v; }},
         {"--threads", [&](auto &f, auto &v) { s.threads = parseNumber<int>(f, v);
                                             if (s.threads < 0) throw ConfigError(f, "must be >= 0"); }},
@@ -176,7 +183,7 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
             {!s.strategies.empty(), "--strategy/--compare"}, {stepsGiven, "--steps"},
             {!s.commandsPath.empty(), "--commands"}, {!cmd.recordPath.empty(), "--record"},
             {!s.modelPath.empty(), "--model"}, {s.evaluateRegions, "--regions"}, {s.device != "cpu", "--device"},
-            {s.evalEverySamples > 0, "--eval-every-samples"}, {s.targetAccuracy != 0.88, "--target-accuracy"}};
+            {evalGiven, "--eval-every-samples"}, {s.targetAccuracy != 0.88, "--target-accuracy"}};
         const std::string why = taskGiven ? "with --task langid" : "with a config whose task is langid";
         for (const auto &[given, flag] : unsupported)
             if (given)
@@ -193,6 +200,14 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
     if (!stepsGiven && !(s.virtualSeconds > 0))
         s.stepsPerEdge = 300;
     engine::checkSimRequest(s); // a bad config or command file is a usage error, found before any data loads
+    // Evaluate by samples, as the app does, about 20 times over a step
+    // budget, so that every run (and its recording) charts its accuracy; 0
+    // asks for the config's virtual-time cadence (evaluation.every_seconds).
+    if (!evalGiven) {
+        const engine::ClusterConfig config = engine::loadClusterConfig(s.configPath);
+        s.evalEverySamples = engine::defaultEvalEverySamples(
+            std::uint64_t(config.batchSize) * std::uint64_t(config.edgeCount()), s.stepsPerEdge);
+    }
     return cmd;
 }
 
@@ -363,9 +378,8 @@ NodeCommand parseEdgeCommand(const std::vector<std::string> &args) {
     return cmd;
 }
 
-} // namespace
-
-NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
+// Everything but --quiet: the subcommand and its own flags.
+NodeCommand parseVerb(const std::vector<std::string> &args) {
     NodeCommand cmd;
     if (args.empty())
         throw ConfigError("command", "missing (expected train, sim, serve, info, export, rerun, check, center, edge, cluster, "
@@ -436,6 +450,29 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
         std::replace(flag.begin(), flag.end(), '_', '-');
         throw ConfigError(flag, std::string(e.what()).substr(e.where().size() + 2));
     }
+    return cmd;
+}
+
+} // namespace
+
+engine::ProgressStyle progressStyle(const NodeCommand &cmd) {
+    engine::ProgressStyle style;
+    style.quiet = cmd.quiet;
+    return style;
+}
+
+NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
+    // --quiet is taken by every subcommand, so it is read here, once.
+    std::vector<std::string> rest;
+    bool quiet = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (i > 0 && args[i] == "--quiet")
+            quiet = true;
+        else
+            rest.push_back(args[i]);
+    }
+    NodeCommand cmd = parseVerb(rest);
+    cmd.quiet = quiet;
     return cmd;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/engine/inference/serve_runner.h"
+#include "core/engine/progress_meter.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_config.h"
@@ -27,6 +28,7 @@ struct NodeCommand {
     std::string tracePath;      // export --trace
     int run = -1;               // export / rerun --run (-1: every run / the first)
     bool json = false;          // info --json
+    bool quiet = false;         // --quiet: no progress on stderr
     rpc::CenterOptions center;  // center, and cluster's center
     rpc::EdgeOptions edge;      // edge, and the flags cluster passes to every edge
 };
@@ -36,5 +38,8 @@ struct NodeCommand {
 NodeCommand parseNodeCommand(const std::vector<std::string> &args);
 
 std::string nodeUsage();
+
+// How a subcommand shows its progress on stderr (--quiet: not at all).
+engine::ProgressStyle progressStyle(const NodeCommand &cmd);
 
 } // namespace synaptic::app

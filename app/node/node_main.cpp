@@ -15,6 +15,7 @@
 #include "core/engine/embeddings/hot_update_report.h"
 #include "core/engine/embeddings/langid_scenario.h"
 #include "core/engine/inference/serve_runner.h"
+#include "core/engine/sim/sim_progress.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_report.h"
 #include "core/engine/trainer.h"
@@ -50,7 +51,7 @@ void printVersion() {
 
 int runTrain(const app::NodeCommand &cmd) {
     engine::Trainer trainer(cmd.train);
-    engine::ConsoleProgress progress(stderr);
+    engine::ConsoleProgress progress(stderr, app::progressStyle(cmd));
     const engine::TrainReport report = trainer.run(std::ref(progress));
     std::printf("test_accuracy %.4f  exit_test_accuracy %.4f  epochs %d  %.0f samples/s  %.1f s wall  device %s  "
                 "threads %d\n",
@@ -64,9 +65,18 @@ int runTrain(const app::NodeCommand &cmd) {
 }
 
 int runServe(const app::NodeCommand &cmd) {
-    std::fprintf(stderr, "serve: %s\n", cmd.serve.modelPath.empty() ? "training a model first (--model FILE skips this)"
-                                                                     : ("loading " + cmd.serve.modelPath).c_str());
-    const engine::ServeResult result = engine::runServe(cmd.serve);
+    if (!cmd.quiet)
+        std::fprintf(stderr, "serve: %s\n",
+                     cmd.serve.modelPath.empty() ? "training a model first (--model FILE skips this)"
+                                                 : ("loading " + cmd.serve.modelPath).c_str());
+    // Training the model is most of a serve run's time: its progress as
+    // `train` shows it, then one line per stage after it.
+    engine::ConsoleProgress training(stderr, app::progressStyle(cmd), "serve: train");
+    engine::ServeRequest request = cmd.serve;
+    request.onTrainProgress = std::ref(training);
+    if (!cmd.quiet)
+        request.onStage = [](const std::string &stage) { std::fprintf(stderr, "serve: %s\n", stage.c_str()); };
+    const engine::ServeResult result = engine::runServe(request);
     std::printf("model: %s; full model %.4f, exit head %.4f on the test set\n", result.modelSource.c_str(),
                 result.modelTestAccuracy, result.modelExitAccuracy);
     std::printf("%llu requests over %g virtual s at %g per edge per s, %zu edges, threshold %.2f (%s), "
@@ -96,11 +106,14 @@ int withoutSessions(const char *what) {
 
 // sim --task langid: the hot-update scenario on the language-ID task.
 static int runLangIdSim(const app::NodeCommand &cmd) {
-    const auto r = engine::runLangIdScenario(cmd.sim, [](const engine::HotUpdateProgress &p) {
-        std::fprintf(stderr, "\rlangid: %.2f / %.1f virtual s, %llu steps", p.virtualTime, p.duration,
-                     (unsigned long long)p.steps);
+    engine::ProgressMeter meter(stderr, "sim langid", app::progressStyle(cmd));
+    const auto r = engine::runLangIdScenario(cmd.sim, [&](const engine::HotUpdateProgress &p) {
+        char text[120];
+        std::snprintf(text, sizeof text, "%.2f / %.1f virtual s, %llu steps", p.virtualTime, p.duration,
+                      (unsigned long long)p.steps);
+        meter.update(p.duration > 0 ? p.virtualTime / p.duration : -1, text);
     });
-    std::fprintf(stderr, "\n");
+    meter.finish();
     std::printf("langid, %s: %zu regions, %d edges, center sync every %.2f s\n%s",
                 r.hotUpdates ? "hot updates" : "center sync only", r.regions.size(), r.edges, r.centerSyncPeriod,
                 engine::hotUpdateSummary(r.hotUpdates ? "hot updates" : "center sync only", r).c_str());
@@ -114,15 +127,21 @@ static int runLangIdSim(const app::NodeCommand &cmd) {
 int app::runSim(const app::NodeCommand &cmd, const engine::SimRunHooks &hooks) {
     if (cmd.sim.task == "langid")
         return runLangIdSim(cmd);
-    const auto results = engine::runStrategies(cmd.sim, [](const engine::StrategyResult &r) {
-        std::fprintf(stderr, "%s: accuracy %.4f, %llu samples, %.2f virtual s, %.1f s wall (%.1f s evaluating)\n",
-                     r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds,
-                     r.wallSeconds, r.evalWallSeconds);
+    engine::ProgressMeter meter(stderr, "sim", app::progressStyle(cmd));
+    meter.update(-1, "loading the config and data");
+    engine::SimProgress progress(meter);
+    progress.setStrategyCount(std::max<std::size_t>(1, cmd.sim.strategies.size()));
+    const auto results = engine::runStrategies(cmd.sim, [&](const engine::StrategyResult &r) {
+        char text[256];
+        std::snprintf(text, sizeof text, "%s: accuracy %.4f, %llu samples, %.2f virtual s, %.1f s wall (%.1f s evaluating)",
+                      r.strategy.c_str(), r.finalAccuracy, (unsigned long long)r.samples, r.virtualSeconds,
+                      r.wallSeconds, r.evalWallSeconds);
+        meter.line(text);
         for (const auto &note : r.notes)
-            std::fprintf(stderr, "  note: %s\n", note.c_str());
+            meter.line("  note: " + note);
         if (!r.stoppedEarly.empty())
-            std::fprintf(stderr, "  %s\n", r.stoppedEarly.c_str());
-    }, hooks);
+            meter.line("  " + r.stoppedEarly);
+    }, progress.wrap(hooks));
     std::printf("%s", engine::simResultTable(results).c_str());
     if (!cmd.reportPath.empty()) {
         engine::writeFileAtomically(cmd.reportPath, engine::simReportJson(cmd.sim, results));

@@ -3,6 +3,8 @@
 #include "node_exit.h"
 
 #include "core/engine/audit/invariants.h"
+#include "core/engine/progress_meter.h"
+#include "core/engine/sim/sim_progress.h"
 #include "core/engine/train_report.h"
 #include "core/session/audit_summary.h"
 #include "core/session/session_export.h"
@@ -25,8 +27,16 @@ void printProblems(const std::string &path, const std::vector<session::ReadProbl
                      (unsigned long long)p.offset, p.what.c_str());
 }
 
+// Reading a large recording takes seconds: the share of the run read.
+session::SessionFile::Progress readingProgress(engine::ProgressMeter &meter, int run, std::size_t runs) {
+    return [&meter, run, runs](double fraction) {
+        meter.update(fraction, "reading run " + std::to_string(run) + " (" + std::to_string(runs) + " in the file)");
+        return true;
+    };
+}
+
 std::vector<session::ExportRun> selectRuns(session::SessionFile &file, int run,
-                                           std::vector<session::RunData> &storage) {
+                                           std::vector<session::RunData> &storage, engine::ProgressMeter &meter) {
     if (file.runs().empty())
         throw std::runtime_error(file.path() + ": holds no run");
     if (run >= int(file.runs().size()))
@@ -39,7 +49,7 @@ std::vector<session::ExportRun> selectRuns(session::SessionFile &file, int run,
     storage.reserve(wanted.size());
     std::vector<session::ExportRun> out;
     for (int r : wanted) {
-        storage.push_back(file.readRun(r));
+        storage.push_back(file.readRun(r, readingProgress(meter, r, file.runs().size())));
         out.push_back({&file.runs()[std::size_t(r)], &storage.back()});
     }
     return out;
@@ -127,7 +137,9 @@ int runInfo(const NodeCommand &cmd) {
 int runExport(const NodeCommand &cmd) {
     session::SessionFile file(cmd.recordingPath);
     std::vector<session::RunData> storage;
-    const auto runs = selectRuns(file, cmd.run, storage);
+    engine::ProgressMeter meter(stderr, "export", progressStyle(cmd));
+    const auto runs = selectRuns(file, cmd.run, storage, meter);
+    meter.finish();
     if (!cmd.csvDir.empty()) {
         const auto files = session::writeCsvSeries(runs, cmd.csvDir);
         std::printf("CSV series written to %s (%zu files)\n", cmd.csvDir.c_str(), files.size());
@@ -149,9 +161,12 @@ int runRerun(const NodeCommand &cmd) {
     const int run = cmd.run < 0 ? 0 : cmd.run;
     if (run >= int(file.runs().size()))
         throw std::runtime_error(file.path() + ": no run " + std::to_string(run));
-    const auto data = file.readRun(run);
+    engine::ProgressMeter meter(stderr, "rerun", progressStyle(cmd));
+    const auto data = file.readRun(run, readingProgress(meter, run, file.runs().size()));
     printProblems(file.path(), file.problems());
-    const auto result = session::rerunAndCompare(file.runs()[std::size_t(run)], data, cmd.sim.threads);
+    engine::SimProgress progress(meter, "rerun");
+    const auto result =
+        session::rerunAndCompare(file.runs()[std::size_t(run)], data, cmd.sim.threads, progress.wrap({}));
     if (result.statesOnly)
         std::printf("the recording's writer fell behind and folded samples: comparing state events only\n");
     if (result.identical) {
@@ -174,11 +189,14 @@ int runCheck(const NodeCommand &cmd) {
                                  std::to_string(file.runs().size()) + ")");
     std::size_t violated = 0;
     std::size_t audited = 0;
+    engine::ProgressMeter meter(stderr, "check", progressStyle(cmd));
     for (int r = 0; r < int(file.runs().size()); ++r) {
         if (cmd.run >= 0 && r != cmd.run)
             continue;
         const auto &info = file.runs()[std::size_t(r)];
-        const auto data = file.readRun(r);
+        const auto data = file.readRun(r, readingProgress(meter, r, file.runs().size()));
+        meter.finish();
+        meter.restart("check");
         std::vector<engine::AuditEvent> history;
         for (const auto &e : data.events)
             if (const auto *a = std::get_if<engine::AuditEvent>(&e))

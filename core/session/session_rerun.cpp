@@ -44,7 +44,8 @@ RerunPlan rerunPlan(const RunInfo &run, const RunData &recorded) {
     return plan;
 }
 
-RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads) {
+RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads,
+                            const engine::SimRunHooks &hooks) {
     RerunPlan plan = rerunPlan(run, recorded);
     at::set_num_threads(threads > 0 ? threads : std::max(1, plan.threads));
     const std::string device = engine::resolveDevice(plan.options.device);
@@ -84,9 +85,22 @@ RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int thr
             ++result.metricsCompared;
         ++next;
     };
+    if (hooks.prepare)
+        hooks.prepare(plan.config, plan.options);
     engine::Simulation sim(plan.config, data.train, data.trainLabels, data.test, plan.options);
     running = &sim;
-    sim.run();
+    struct Leaving { // before `sim` goes, also when run() throws
+        const engine::SimRunHooks &hooks;
+        ~Leaving() {
+            if (hooks.leaving)
+                hooks.leaving();
+        }
+    } leaving{hooks};
+    if (hooks.started)
+        hooks.started(plan.config, plan.options, sim);
+    const engine::StrategyResult rerun = sim.run();
+    if (hooks.finished)
+        hooks.finished(rerun);
     if (result.firstDifference.empty() && next < expected.size())
         result.firstDifference = "the rerun ended after " + std::to_string(next) + " of " +
                                  std::to_string(expected.size()) + " recorded events";

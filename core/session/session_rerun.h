@@ -2,6 +2,7 @@
 
 #include "session_file.h"
 
+#include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
 
 #include <string>
@@ -34,7 +35,10 @@ struct RerunResult {
 
 // Runs the simulator again from the recording and compares the streams
 // event by event (canonical text: doubles exactly). Loads the dataset the
-// config names; `threads` 0 = the recorded count.
-RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads = 0);
+// config names; `threads` 0 = the recorded count. `hooks` watch the rerun
+// as they watch runStrategies (a progress meter); prepare() must keep the
+// observer it finds (the comparison) in its chain.
+RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads = 0,
+                            const engine::SimRunHooks &hooks = {});
 
 } // namespace synaptic::session

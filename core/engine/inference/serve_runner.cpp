@@ -72,7 +72,12 @@ ServeResult runServe(const ServeRequest &r) {
     at::set_num_threads(resolveThreadCount(r.threads));
     torch::manual_seed(seed);
 
+    const auto stage = [&](const char *name) {
+        if (r.onStage)
+            r.onStage(name);
+    };
     ServeResult out;
+    stage("loading the test set");
     const std::string dataDir = r.dataDir.empty() ? config.dataDir : r.dataDir;
     const TensorSet test =
         toTensors(data::loadFashionMnist(data::resolveDataDir(dataDir), data::Split::Test), device);
@@ -91,13 +96,13 @@ ServeResult runServe(const ServeRequest &r) {
         t.threads = r.threads;
         t.device = r.device;
         t.dataDir = dataDir;
-        t.progressEverySteps = 1 << 30;
+        t.progressEverySteps = r.onTrainProgress ? 20 : 1 << 30;
         const bool keep = !r.saveModelPath.empty();
         t.modelPath = keep ? r.saveModelPath
                            : (std::filesystem::temp_directory_path() /
                               ("synaptic-serve-" + std::to_string(::getpid()) + ".synmodel"))
                                  .string();
-        Trainer(t).run();
+        Trainer(t).run(r.onTrainProgress);
         loadModel(t.modelPath, model);
         if (!keep)
             std::filesystem::remove(t.modelPath);
@@ -106,8 +111,11 @@ ServeResult runServe(const ServeRequest &r) {
     }
     // One pass over the test set gives both the serving answers and the
     // model's accuracies: fullClass is forward(x) exactly, exitClass its exit head.
-    if (r.measureForwardCosts)
+    if (r.measureForwardCosts) {
+        stage("timing forward passes");
         out.forwardCosts = measureForwardCosts(model, test);
+    }
+    stage("answering every test image at the edge and the center");
     out.answers = predictSplit(model, test, measure);
     const SplitPredictions &answers = out.answers;
     std::int64_t right = 0, exitRight = 0;
@@ -144,8 +152,10 @@ ServeResult runServe(const ServeRequest &r) {
     const int edges = int(out.edgeNames.size());
     const auto requests = poissonRequests(edges, r.ratePerEdge, r.virtualSeconds, r.validationImages, test.size(), seed);
     out.requests = requests.size();
+    stage("serving the request stream with early exit");
     out.edgeExit = summarize(simulateServing(answers, requests, s), edges);
     if (r.centerOnlyBaseline) {
+        stage("serving the same stream center-only (baseline)");
         ServingSetup base = s;
         base.mode = ServingMode::CenterOnly;
         out.centerOnly = summarize(simulateServing(answers, requests, base), edges);

@@ -4,7 +4,9 @@
 #include "serving_report.h"
 
 #include "core/engine/model_file.h"
+#include "core/engine/train_report.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +36,10 @@ struct ServeRequest {
     int threads = 0;
     std::string dataDir;
     bool measureForwardCosts = false;      // time one image's forward passes on this machine (bench/inference)
+    // Progress, on the calling thread: the model's training (when it is
+    // trained here), then each later stage by name as it starts.
+    std::function<void(const TrainProgress &)> onTrainProgress;
+    std::function<void(const std::string &stage)> onStage;
 };
 
 struct ServeResult {

@@ -92,6 +92,15 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
         if (hooks.prepare)
             hooks.prepare(c, o);
         Simulation sim(c, data.train, data.trainLabels, data.test, o);
+        // Declared after `sim`, so it runs before `sim` is destroyed, also
+        // when run() throws.
+        struct Leaving {
+            const SimRunHooks &hooks;
+            ~Leaving() {
+                if (hooks.leaving)
+                    hooks.leaving();
+            }
+        } leaving{hooks};
         if (hooks.started)
             hooks.started(c, o, sim);
         results.push_back(sim.run());

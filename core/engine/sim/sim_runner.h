@@ -38,6 +38,9 @@ struct SimRunHooks {
     std::function<void(const ClusterConfig &, SimOptions &)> prepare; // before the Simulation is built
     std::function<void(const ClusterConfig &, const SimOptions &, Simulation &)> started; // built, before run()
     std::function<void(const StrategyResult &)> finished;
+    // The strategy's Simulation is about to go away, after finished() or
+    // because its run threw: a watcher of the Simulation lets go here.
+    std::function<void()> leaving;
 };
 
 // Reads the config and the command list the request names and checks them:
