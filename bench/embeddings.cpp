@@ -3,7 +3,7 @@
 //
 //   build/dev/bench/synaptic-bench-embeddings [--config FILE] [--seed S]
 //       [--duration S] [--values-codec fp32|fp16|int8|config] [--fortune-dir DIR]
-//       [--threads N] [--json FILE]
+//       [--threads N] [--json FILE] [--quiet]
 //
 // 1. The task itself: the fastText-style model trained in one process against
 //    a character-trigram naive Bayes baseline, test accuracy per language.
@@ -14,8 +14,11 @@
 //    first update to every edge holding it; the bytes of sparse row messages
 //    against shipping whole shards; the new language's accuracy at the other
 //    regions' edges against the origin region's.
+// Progress goes to stderr (--quiet: none), the figures to stdout.
 // Exit status: 0 every goal met, 3 a goal missed, 1 a run failed, 2 bad
 // arguments.
+#include "bench_progress.h"
+
 #include "core/data/data_error.h"
 #include "core/data/fortune_corpus.h"
 #include "core/engine/config_error.h"
@@ -62,13 +65,14 @@ struct Options {
     // fp32 publishes overrun the default's 20 Mb/s last mile (issue 16's
     // first run, docs/EMBEDDINGS.md). "config": the config's codecs.values.
     std::string valuesCodec = "int8";
+    bool quiet = false; // no progress on stderr
 };
 
 int usage(const std::string &why) {
     std::fprintf(stderr,
                  "synaptic-bench-embeddings: %s\nusage: synaptic-bench-embeddings [--config FILE] [--seed S] "
                  "[--duration S] [--new-language-at S] [--lr X] [--values-codec fp32|fp16|int8|config] "
-                 "[--fortune-dir DIR] [--threads N] [--json FILE]\n",
+                 "[--fortune-dir DIR] [--threads N] [--json FILE] [--quiet]\n",
                  why.c_str());
     return 2;
 }
@@ -103,6 +107,7 @@ int main(int argc, char **argv) {
             else if (a == "--new-language-at") o.newLanguageAt = std::stod(value());
             else if (a == "--json") o.json = value();
             else if (a == "--values-codec") o.valuesCodec = value();
+            else if (a == "--quiet") o.quiet = true;
             else return usage("unknown option " + a);
         }
     } catch (const std::exception &e) {
@@ -110,6 +115,8 @@ int main(int argc, char **argv) {
     }
     at::set_num_threads(std::max(1, o.threads));
 
+    // Runs: the model in one process, the baseline, the scenario twice.
+    bench::BenchProgress progress("embeddings", o.quiet, 4);
     try {
         const ClusterConfig config = loadClusterConfig(o.config);
         HotUpdateOptions scenario;
@@ -134,7 +141,9 @@ int main(int argc, char **argv) {
             scenario.newLanguageAt = o.newLanguageAt;
         data::FortuneOptions fo;
         fo.maxPerLanguage = scenario.maxPerLanguage;
+        progress.phase("loading the fortune corpus");
         const auto corpus = data::loadFortuneCorpus(data::resolveFortuneDir(o.fortuneDir), fo);
+        progress.clear();
         std::printf("corpus: %zu train, %zu test texts in %zu languages from %s", corpus.train.size(),
                     corpus.test.size(), corpus.classCount(), corpus.source.c_str());
         std::printf(" (%zu files skipped)\n", corpus.skipped.size());
@@ -145,19 +154,32 @@ int main(int argc, char **argv) {
         data::NgramOptions ngrams;
         ngrams.buckets = scenario.buckets;
         ngrams.maxN = scenario.ngramMax;
+        progress.phase("encoding the texts");
         const auto train = encodeTexts(corpus.train, ngrams);
         const auto test = encodeTexts(corpus.test, ngrams);
         torch::manual_seed(o.seed);
         LangIdNet reference(LangIdShape{scenario.buckets, scenario.dim, std::int64_t(corpus.classCount())});
         LangIdTrainOptions to;
         to.seed = o.seed;
+        progress.next("language ID in one process");
+        const std::size_t batches = std::size_t(to.epochs) * ((train.size() + std::size_t(to.batch) - 1) / std::size_t(to.batch));
+        std::size_t batch = 0;
+        int epoch = 1;
+        // Asked between batches: the bench's heartbeat (it never cancels).
+        to.cancelled = [&] {
+            progress.update(double(batch++) / double(std::max<std::size_t>(1, batches)),
+                            "epoch " + std::to_string(epoch) + "/" + std::to_string(to.epochs));
+            return false;
+        };
         const auto t0 = std::chrono::steady_clock::now();
-        trainLangId(*reference, train, to);
+        trainLangId(*reference, train, to, [&](int done, double) { epoch = std::min(done + 1, to.epochs); });
         const double trainWall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const auto langid = evaluateLangId(*reference, test, int(corpus.classCount()));
+        progress.next("trigram naive Bayes baseline");
         TrigramBaseline baseline(int(corpus.classCount()));
         baseline.train(corpus.train);
         const auto base = scorePredictions(baseline.predict(corpus.test), test.labels, int(corpus.classCount()));
+        progress.clear();
         std::printf("language ID, one process, %d epochs (%.0f s): test accuracy %.4f (macro %.4f); trigram naive "
                     "Bayes baseline %.4f (macro %.4f)\n  per language (model / baseline):",
                     to.epochs, trainWall, langid.accuracy, langid.macroAccuracy, base.accuracy, base.macroAccuracy);
@@ -166,18 +188,21 @@ int main(int argc, char **argv) {
         std::printf("\n");
 
         // 2. The scenario, with and without hot updates.
-        auto progress = [](const char *name) {
-            return [name](const HotUpdateProgress &p) {
-                std::fprintf(stderr, "\r  %s: %.2f / %.1f virtual s, %llu steps   ", name, p.virtualTime, p.duration,
-                             (unsigned long long)p.steps);
+        auto shown = [&](const char *name) {
+            progress.next(std::string("scenario, ") + name);
+            return [&](const HotUpdateProgress &p) {
+                char text[120];
+                std::snprintf(text, sizeof text, "%.2f / %.1f virtual s, %llu steps", p.virtualTime, p.duration,
+                              (unsigned long long)p.steps);
+                progress.update(p.duration > 0 ? p.virtualTime / p.duration : 0, text);
             };
         };
         scenario.hotUpdates = true;
-        const auto hot = runHotUpdateScenario(config, corpus, scenario, progress("hot updates"));
-        std::fprintf(stderr, "\n");
+        const auto hot = runHotUpdateScenario(config, corpus, scenario, shown("hot updates"));
         scenario.hotUpdates = false;
-        const auto cold = runHotUpdateScenario(config, corpus, scenario, progress("center sync only"));
-        std::fprintf(stderr, "\n");
+        const auto cold = runHotUpdateScenario(config, corpus, scenario, shown("center sync only"));
+        progress.endRun();
+        progress.finish();
 
         const double syncPeriod = hot.centerSyncPeriod;
         const double ratio = hot.sparseEmbeddingBytes > 0
@@ -273,10 +298,10 @@ int main(int argc, char **argv) {
         }
         return allMet ? 0 : 3;
     } catch (const data::DataError &e) {
-        std::fprintf(stderr, "synaptic-bench-embeddings: %s\n", e.what());
+        progress.line(std::string("synaptic-bench-embeddings: ") + e.what());
         return 1;
     } catch (const ConfigError &e) {
-        std::fprintf(stderr, "synaptic-bench-embeddings: %s\n", e.what());
+        progress.line(std::string("synaptic-bench-embeddings: ") + e.what());
         return 1;
     }
 }

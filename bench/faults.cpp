@@ -7,19 +7,22 @@
 //
 //   build/dev/bench/synaptic-bench-faults [--config FILE] [--steps N]
 //       [--seeds N] [--first-seed S] [--faults a,b,...]
-//       [--strategies a,b,...] [--quick] [--threads N] [--json FILE]
+//       [--strategies a,b,...] [--quick] [--threads N] [--json FILE] [--quiet]
 //
 // --first-seed S runs seeds S, S+1, ... (default: the config's seed), so
 // the seeds of a long matrix can run as separate processes.
 //
 // Runs train a fixed number of steps per edge, so a fault costs time, not
 // samples: the accuracy comparison asks whether the fault corrupted the
-// model, and recovery_s what it cost in time. --quick: the CI subset (one
+// model, and recovery_s what it cost in time. Progress goes to stderr (the
+// run, fault, strategy, seed and the running simulation's steps; --quiet:
+// none), the table to stdout. --quick: the CI subset (one
 // seed, fewer faults, synaptic only, shorter runs).
 // Exit status: 0 every invariant held in every run and every synaptic
 // accuracy within the goal where training goes on (baselines are shown,
 // not held to it); 3 a goal missed; 1 a run
 // failed; 2 bad arguments.
+#include "bench_progress.h"
 #include "faults_bench/fault_catalog.h"
 
 #include "core/engine/audit/invariants.h"
@@ -57,6 +60,7 @@ struct Options {
     std::vector<std::string> faults;     // empty: every fault
     std::vector<std::string> strategies; // empty: every strategy a fault applies to
     bool quick = false;
+    bool quiet = false; // --quiet: no progress on stderr
     int threads = 2;
     std::string json;
     std::string commandLine;
@@ -76,7 +80,8 @@ std::vector<std::string> splitList(const std::string &v) {
 int usage(const char *why) {
     std::fprintf(stderr,
                  "synaptic-bench-faults: %s\nusage: synaptic-bench-faults [--config FILE] [--steps N] [--seeds N] "
-                 "[--first-seed S] [--faults a,b] [--strategies a,b] [--quick] [--threads N] [--json FILE]\n",
+                 "[--first-seed S] [--faults a,b] [--strategies a,b] [--quick] [--threads N] [--json FILE] "
+                 "[--quiet]\n",
                  why);
     return 2;
 }
@@ -119,8 +124,10 @@ void measureRecovery(const std::vector<AuditEvent> &history, const FaultWindow &
     out.recoverySeconds = worst;
 }
 
+// `hooks` (the bench's progress) are called as sim_runner calls them.
 RunOutcome runOne(const ClusterConfig &base, const SimData &data, const std::string &strategy, std::uint64_t seed,
-                  std::uint64_t steps, const FaultScenario *fault, const FaultWindow &window) {
+                  std::uint64_t steps, const FaultScenario *fault, const FaultWindow &window,
+                  const SimRunHooks &hooks) {
     ClusterConfig config = base;
     config.strategy = strategy;
     config.seed = seed;
@@ -133,10 +140,23 @@ RunOutcome runOne(const ClusterConfig &base, const SimData &data, const std::str
         if (const auto *a = std::get_if<AuditEvent>(&e))
             history.push_back(*a);
     };
+    if (hooks.prepare)
+        hooks.prepare(config, o);
     Simulation sim(config, data.train, data.trainLabels, data.test, o);
+    struct Leaving { // the Simulation goes away: after finished, or because its run threw
+        const SimRunHooks &hooks;
+        ~Leaving() {
+            if (hooks.leaving)
+                hooks.leaving();
+        }
+    } leaving{hooks};
     if (fault)
         fault->inject(sim, window);
+    if (hooks.started)
+        hooks.started(config, o, sim);
     out.result = sim.run();
+    if (hooks.finished)
+        hooks.finished(out.result);
     out.auditEvents = history.size();
     out.violations = checkInvariants(history);
     if (fault && fault->heals && !history.empty())
@@ -176,6 +196,7 @@ int main(int argc, char **argv) {
             else if (a == "--faults") o.faults = splitList(value());
             else if (a == "--strategies") o.strategies = splitList(value());
             else if (a == "--quick") o.quick = true;
+            else if (a == "--quiet") o.quiet = true;
             else if (a == "--threads") o.threads = std::stoi(value());
             else if (a == "--json") o.json = value();
             else return usage(("unknown option " + a).c_str());
@@ -201,41 +222,62 @@ int main(int argc, char **argv) {
         return usage("--faults names a fault the catalogue does not have");
     at::set_num_threads(std::max(1, o.threads));
 
+    // A run: one simulation, a fault-free one per strategy and seed included.
+    auto selected = [&](const std::string &strategy) {
+        return o.strategies.empty() || std::find(o.strategies.begin(), o.strategies.end(), strategy) != o.strategies.end();
+    };
+    std::size_t runCount = 0;
+    {
+        std::set<std::string> withClean;
+        for (const auto *fault : faults)
+            for (const auto &strategy : fault->strategies)
+                if (selected(strategy)) {
+                    ++runCount;
+                    withClean.insert(strategy);
+                }
+        runCount = (runCount + withClean.size()) * std::size_t(o.seeds);
+    }
+    BenchProgress progress("faults", o.quiet, runCount);
+    progress.phase("loading the config and data");
+
     ClusterConfig config;
     SimData data;
     try {
         config = loadClusterConfig(o.config);
         data = loadSimData(config, "cpu");
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "synaptic-bench-faults: %s\n", e.what());
+        progress.line(std::string("synaptic-bench-faults: ") + e.what());
         return 1;
     }
     // The fault spans the middle of the fault-free run's virtual time.
     std::map<std::pair<std::string, std::uint64_t>, RunOutcome> clean;
     json scenarios = json::array();
     bool goalsMet = true;
+    progress.clear();
     std::printf("%-18s %-13s %4s %-10s %9s %9s %8s %10s %11s\n", "fault", "strategy", "seed", "invariants",
                 "accuracy", "faultfree", "delta_pp", "recovery_s", "bytes_lost");
     for (int s = 0; s < o.seeds; ++s) {
         const std::uint64_t seed = o.firstSeed.value_or(config.seed) + std::uint64_t(s);
         for (const auto *fault : faults) {
             for (const auto &strategy : fault->strategies) {
-                if (!o.strategies.empty() &&
-                    std::find(o.strategies.begin(), o.strategies.end(), strategy) == o.strategies.end())
+                if (!selected(strategy))
                     continue;
                 try {
                     auto &base = clean[{strategy, seed}];
                     if (base.result.strategy.empty()) {
-                        base = runOne(config, data, strategy, seed, o.steps, nullptr, {});
+                        base = runOne(config, data, strategy, seed, o.steps, nullptr, {},
+                                      progress.simHooks("seed " + std::to_string(seed) + ", fault-free"));
                         if (!base.violations.empty()) {
                             goalsMet = false;
+                            progress.clear();
                             std::printf("fault-free %s seed %llu: %s\n", strategy.c_str(),
                                         (unsigned long long)seed, describeViolation(base.violations[0]).c_str());
                         }
                     }
                     const double span = base.result.virtualSeconds;
                     const FaultWindow window{0.3 * span, 0.55 * span};
-                    const auto run = runOne(config, data, strategy, seed, o.steps, fault, window);
+                    const auto run = runOne(config, data, strategy, seed, o.steps, fault, window,
+                                            progress.simHooks("seed " + std::to_string(seed) + ", " + fault->name));
                     const bool audited = run.auditEvents > 0;
                     const bool held = run.violations.empty();
                     const double delta = 100.0 * (run.result.finalAccuracy - base.result.finalAccuracy);
@@ -254,6 +296,7 @@ int main(int argc, char **argv) {
                     // failure, not a place where training cannot go on.
                     const bool live = trainingGoesOn || !heldToGoal;
                     goalsMet = goalsMet && held && accuracyOk && run.recovered && live;
+                    progress.clear();
                     std::printf("%-18s %-13s %4llu %-10s %9.4f %9.4f %+8.2f %10s %11llu%s\n", fault->name.c_str(),
                                 strategy.c_str(), (unsigned long long)seed,
                                 !audited ? "n/a" : held ? "held" : "VIOLATED", run.result.finalAccuracy,
@@ -295,14 +338,15 @@ int main(int argc, char **argv) {
                          {"virtual_seconds", run.result.virtualSeconds},
                          {"wall_seconds", run.result.wallSeconds}});
                 } catch (const std::exception &e) {
-                    std::fprintf(stderr, "synaptic-bench-faults: %s / %s / seed %llu failed: %s\n",
-                                 fault->name.c_str(), strategy.c_str(), (unsigned long long)seed, e.what());
+                    progress.line("synaptic-bench-faults: " + fault->name + " / " + strategy + " / seed " +
+                                  std::to_string(seed) + " failed: " + e.what());
                     return 1;
                 }
                 std::fflush(stdout);
             }
         }
     }
+    progress.finish();
     // Per fault and strategy over the seeds: the table docs/RELIABILITY.md keeps.
     struct Cell {
         int runs = 0, held = 0, audited = 0;

@@ -11,9 +11,15 @@
 //   build/dev/bench/synaptic-bench-inference [--config FILE] [--model FILE]
 //       [--epochs N] [--threshold X] [--rate R] [--virtual-seconds S]
 //       [--scan-seconds S] [--latency-ms MS] [--confidence max_softmax|entropy]
-//       [--seed N] [--threads N] [--save-model FILE] [--json FILE]
+//       [--seed N] [--threads N] [--save-model FILE] [--json FILE] [--quiet]
+//
+// Progress goes to stderr (training the model, each serving stage, each
+// capacity scan; --quiet: none), the figures to stdout.
+#include "bench_progress.h"
+
 #include "core/engine/inference/load_scan.h"
 #include "core/engine/inference/serve_runner.h"
+#include "core/engine/train_report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,6 +44,7 @@ struct Options {
     double scanSeconds = 20;
     std::string json;
     std::string commandLine;
+    bool quiet = false; // no progress on stderr
 };
 
 bool parse(int argc, char **argv, Options &o) {
@@ -51,11 +58,15 @@ bool parse(int argc, char **argv, Options &o) {
     s.measureForwardCosts = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a == "--quiet") {
+            o.quiet = true;
+            continue;
+        }
         if (a == "--help" || a == "-h" || i + 1 >= argc) {
             std::fprintf(stderr, "usage: synaptic-bench-inference [--config FILE] [--model FILE] [--epochs N] "
                                  "[--threshold X] [--rate R] [--virtual-seconds S] [--scan-seconds S] "
                                  "[--latency-ms MS] [--confidence max_softmax|entropy] [--seed N] [--threads N] "
-                                 "[--save-model FILE] [--json FILE]\n");
+                                 "[--save-model FILE] [--json FILE] [--quiet]\n");
             return false;
         }
         const std::string v = argv[++i];
@@ -153,11 +164,35 @@ int main(int argc, char **argv) {
     Options o;
     if (!parse(argc, argv, o))
         return 2;
+    // Runs: training (or loading) the model and serving with it, the two
+    // capacity scans, the rest of the rate table.
+    bench::BenchProgress progress("inference", o.quiet, 4);
     try {
         engine::checkServeRequest(o.serve);
         std::printf("synaptic-bench-inference: %s, %u hardware threads\n", o.serve.configPath.c_str(),
                     std::thread::hardware_concurrency());
-        const engine::ServeResult r = engine::runServe(o.serve);
+        std::fflush(stdout);
+        // Training is most of the first run: 70 % of it on the bar, the stages after it the rest.
+        engine::ServeRequest request = o.serve;
+        double within = 0;
+        int stages = 0;
+        request.onTrainProgress = [&](const engine::TrainProgress &p) {
+            if (p.kind != engine::TrainProgress::Kind::Step || p.totalSteps <= 0)
+                return;
+            within = 0.7 * double(p.step) / double(p.totalSteps);
+            char text[120];
+            std::snprintf(text, sizeof text, "training the model: epoch %d/%d, step %lld/%lld, loss %.4f", p.epoch,
+                          p.epochs, p.step, p.totalSteps, p.loss);
+            progress.update(within, text);
+        };
+        request.onStage = [&](const std::string &stage) {
+            if (++stages > 1) // the first, loading the test set, comes before training
+                within = std::max(within, std::min(0.95, 0.7 + 0.06 * (stages - 1)));
+            progress.update(within, stage);
+        };
+        progress.next(o.serve.modelPath.empty() ? "training a model, serving with it" : "serving with " + o.serve.modelPath);
+        const engine::ServeResult r = engine::runServe(request);
+        progress.clear();
         const auto &e = r.edgeExit;
         const auto &c = *r.centerOnly;
         const auto &f = *r.forwardCosts;
@@ -194,9 +229,14 @@ int main(int argc, char **argv) {
         scan.firstImage = o.serve.validationImages;
         scan.endImage = r.answers.size();
         scan.seed = o.serve.seed.value_or(scan.setup.seed);
+        progress.next("capacity scan, edge-exit");
         const auto capEdge = engine::findCapacity(scan, engine::ServingMode::EdgeExit, kP99LimitMs);
+        progress.next("capacity scan, center-only");
         const auto capCenter = engine::findCapacity(scan, engine::ServingMode::CenterOnly, kP99LimitMs);
+        progress.next("the rate table, both modes");
         const auto rates = rateTable(scan, capEdge, capCenter);
+        progress.endRun();
+        progress.finish();
         std::printf("load (%g virtual s per rate): rate/edge  mode         mean ms    p95 ms    p99 ms  at edge  "
                     "degraded\n",
                     o.scanSeconds);
@@ -282,7 +322,7 @@ int main(int argc, char **argv) {
         }
         return all ? 0 : 1;
     } catch (const std::exception &ex) {
-        std::fprintf(stderr, "synaptic-bench-inference: %s\n", ex.what());
+        progress.line(std::string("synaptic-bench-inference: ") + ex.what());
         return 1;
     }
 }

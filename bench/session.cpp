@@ -21,7 +21,14 @@
 //   build/release/bench/synaptic-bench-session [--config FILE] [--threads N]
 //       [--steps N] [--pairs N] [--size-seconds S] [--hour-seconds S]
 //       [--slowdown F] [--hour-test-subset N] [--seeks N] [--seek-seed N]
-//       [--dir DIR] [--keep] [--quick] [--json FILE]
+//       [--dir DIR] [--keep] [--quick] [--json FILE] [--quiet]
+//
+// Progress goes to stderr (which run or phase, and the hour recording's
+// steps as it is made); --quiet: none. Nothing is drawn inside a timed
+// part: the overhead runs and the seeks are only announced before they
+// start. The figures go to stdout.
+#include "bench_progress.h"
+
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -78,6 +85,7 @@ struct Options {
     std::string dir;
     bool keep = false;
     bool quick = false;
+    bool quiet = false; // no progress on stderr
     std::string json;
 
     std::string reproduce() const {
@@ -116,10 +124,14 @@ bool parse(int argc, char **argv, Options &o) {
             o.keep = true;
             continue;
         }
+        if (a == "--quiet") {
+            o.quiet = true;
+            continue;
+        }
         if (a == "--help" || a == "-h") {
             std::printf("usage: synaptic-bench-session [--config FILE] [--threads N] [--steps N] [--pairs N]\n"
                         "    [--size-seconds S] [--hour-seconds S] [--slowdown F] [--hour-test-subset N] [--seeks N]\n"
-                        "    [--seek-seed N] [--dir DIR] [--keep] [--quick] [--json FILE]\n");
+                        "    [--seek-seed N] [--dir DIR] [--keep] [--quick] [--json FILE] [--quiet]\n");
             std::exit(0);
         }
         if (i + 1 >= argc) {
@@ -234,9 +246,9 @@ struct Run {
 };
 
 // One run of the simulation; recorded with default RecorderOptions when
-// `recordPath` is set.
+// `recordPath` is set. `hooks` (progress) are called as sim_runner calls them.
 Run runOnce(const engine::ClusterConfig &config, const engine::SimData &data, engine::SimOptions o,
-            const std::string &recordPath) {
+            const std::string &recordPath, const engine::SimRunHooks &hooks = {}) {
     Run out;
     const auto t0 = Clock::now();
     std::unique_ptr<session::SessionRecorder> recorder;
@@ -255,9 +267,20 @@ Run runOnce(const engine::ClusterConfig &config, const engine::SimData &data, en
         };
         out.path = recordPath;
     }
+    if (hooks.prepare)
+        hooks.prepare(config, o);
     engine::Simulation sim(config, data.train, data.trainLabels, data.test, o);
+    struct Leaving { // the Simulation goes away: after finished, or because its run threw
+        const engine::SimRunHooks &hooks;
+        ~Leaving() {
+            if (hooks.leaving)
+                hooks.leaving();
+        }
+    } leaving{hooks};
     if (recorder)
         recorder->beginRun(config, o, &sim);
+    if (hooks.started)
+        hooks.started(config, o, sim);
     double writerCpu = 0;
     for (int tid : writerThreads)
         writerCpu -= threadCpuSeconds(tid);
@@ -267,6 +290,8 @@ Run runOnce(const engine::ClusterConfig &config, const engine::SimData &data, en
     for (int tid : writerThreads)
         writerCpu += threadCpuSeconds(tid);
     out.writerCpuSeconds = writerCpu;
+    if (hooks.finished)
+        hooks.finished(out.result);
     if (recorder) {
         const auto c0 = Clock::now();
         recorder->endRun(out.result);
@@ -409,6 +434,17 @@ int main(int argc, char **argv) {
         return 2;
     const auto benchStart = Clock::now();
     bool ownDir = false;
+    // Runs: the warm-up, both runs of every pair, the size run, the hour
+    // recording, the dense hour's writing and the two sets of seeks.
+    bench::BenchProgress progress("session", o.quiet, std::size_t(2 * o.pairs + 6));
+    // A run announced (drawn before it starts, never inside it); then the bar
+    // off the line for what the run prints to stdout.
+    auto announced = [&](const std::string &what, auto &&work) {
+        progress.next(what);
+        auto out = work();
+        progress.clear();
+        return out;
+    };
     try {
         if (o.dir.empty()) {
             o.dir = (fs::temp_directory_path() / ("synaptic-bench-session-" + std::to_string(::getpid()))).string();
@@ -426,7 +462,9 @@ int main(int argc, char **argv) {
                     threads, std::thread::hardware_concurrency(), loadBefore.c_str(), o.quick ? ", --quick" : "");
         std::fflush(stdout);
         const auto dataStart = Clock::now();
+        progress.phase("loading the data");
         const auto data = engine::loadSimData(base, "cpu");
+        progress.clear();
         std::printf("  data loaded in %.1f s; recordings in %s%s\n", since(dataStart), o.dir.c_str(),
                     ownDir ? " (removed at the end; --keep keeps them)" : "");
         std::printf("  every run: default SimOptions (link reports every %g virtual s, evaluation every %g virtual s) "
@@ -446,7 +484,7 @@ int main(int argc, char **argv) {
         {
             engine::SimOptions w = defaults;
             w.stepsPerEdge = o.warmupSteps;
-            const auto warm = runOnce(overheadConfig, data, w, "");
+            const auto warm = announced("overhead warm-up", [&] { return runOnce(overheadConfig, data, w, ""); });
             std::printf("\n1. recording overhead: %llu steps per edge (%llu samples) per run, %d pairs, ABBA order, "
                         "evaluations (not timed) on %zu test images; warm-up run %.1f s\n",
                         (unsigned long long)o.steps,
@@ -460,12 +498,19 @@ int main(int argc, char **argv) {
         for (int p = 0; p < o.pairs; ++p) {
             const std::string path = (fs::path(o.dir) / ("overhead-" + std::to_string(p) + ".synrec")).string();
             Run a, b;
+            const std::string pair = "overhead pair " + std::to_string(p + 1) + "/" + std::to_string(o.pairs);
+            auto plainRun = [&] {
+                return announced(pair + ", plain", [&] { return runOnce(overheadConfig, data, stepOptions, ""); });
+            };
+            auto recordedRun = [&] {
+                return announced(pair + ", recorded", [&] { return runOnce(overheadConfig, data, stepOptions, path); });
+            };
             if (p % 2 == 0) {
-                a = runOnce(overheadConfig, data, stepOptions, "");
-                b = runOnce(overheadConfig, data, stepOptions, path);
+                a = plainRun();
+                b = recordedRun();
             } else {
-                b = runOnce(overheadConfig, data, stepOptions, path);
-                a = runOnce(overheadConfig, data, stepOptions, "");
+                b = recordedRun();
+                a = plainRun();
             }
             if (a.result.eventHash != b.result.eventHash || a.result.samples != b.result.samples ||
                 (!plain.empty() && a.result.eventHash != plain.front().result.eventHash))
@@ -530,7 +575,8 @@ int main(int argc, char **argv) {
         const std::string sizePath = (fs::path(o.dir) / "size.synrec").string();
         std::printf("\n2. file size: the default config recorded for %g virtual s\n", o.sizeSeconds);
         std::fflush(stdout);
-        const Run sized = runOnce(base, data, sizeOptions, sizePath);
+        const Run sized = announced("file size: the default config recorded",
+                                    [&] { return runOnce(base, data, sizeOptions, sizePath); });
         const auto &sr = sized.result;
         const std::uint64_t sizeBytes = fs::file_size(sizePath);
         const double wholeMbPerHour = double(sizeBytes) / sr.virtualSeconds * 3600 / 1e6;
@@ -629,7 +675,10 @@ int main(int argc, char **argv) {
                     o.hourSeconds, o.slowdown, base.regions[0].edges[0].gflops, hourConfig.regions[0].edges[0].gflops,
                     o.hourTestSubset, base.evalTestSubset, o.hourSeconds);
         std::fflush(stdout);
-        const Run hour = runOnce(hourConfig, data, hourOptions, hourPath);
+        // Minutes of work and no timing that a watcher thread would disturb: shown as it goes.
+        // (The hooks start the run themselves.)
+        const Run hour = runOnce(hourConfig, data, hourOptions, hourPath, progress.simHooks("hour recording of"));
+        progress.clear();
         const auto &hr = hour.result;
         const std::uint64_t hourSteps = hr.samples / std::uint64_t(base.edgeCount() * base.batchSize);
         const std::uint64_t hourBytes = fs::file_size(hourPath);
@@ -647,6 +696,7 @@ int main(int argc, char **argv) {
                     hour.writerCpuSeconds, hour.writerCpuSeconds / double(hour.stats.events) * 1e6);
         std::fflush(stdout);
 
+        progress.next("seeks into the hour recording");
         // Random seek times, fixed seed.
         std::mt19937_64 rng(o.seekSeed);
         std::uniform_real_distribution<double> uniform(0, o.hourSeconds);
@@ -672,6 +722,7 @@ int main(int argc, char **argv) {
                 return std::string("routing table missing or not the latest sample");
             return std::string();
         });
+        progress.clear();
         printSeeks(hourSeeks, o, "the latest routing sample");
         std::fflush(stdout);
 
@@ -680,6 +731,7 @@ int main(int argc, char **argv) {
         // the hour and fed to a recorder as fast as it writes: the file a
         // machine that runs the default config faster than real time would
         // make, where chunks close on size, not on the wall clock.
+        progress.next("the dense hour: writing it");
         std::vector<engine::SimEvent> tile;
         for (const auto &e : sizeData.events)
             if (const double t = session::eventTime(e); t >= w0 && t < w1)
@@ -713,9 +765,11 @@ int main(int argc, char **argv) {
                     recorder.record(e);
                     denseTimes.push_back(t);
                     // Never let the queue fill (it would coalesce samples, and the count check below would fail).
-                    if (++fed % 4096 == 0)
+                    if (++fed % 4096 == 0) {
                         while (fed - recorder.stats().events > recorder_queue_slack)
                             std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                        progress.update(t / o.hourSeconds); // rate-limited: a clock read most times
+                    }
                 }
             }
             engine::StrategyResult end;
@@ -734,6 +788,7 @@ int main(int argc, char **argv) {
             if (!denseStats.error.empty() || denseStats.coalesced || denseStats.events != fed)
                 throw std::runtime_error("the dense recording lost events: " + denseStats.error);
         }
+        progress.clear();
         const std::uint64_t denseBytes = fs::file_size(densePath);
         std::printf("\n3b. the default config's density for %.0f virtual s, faster than real time: the size run's %.3f..%.3f "
                     "s window (%zu events) tiled and fed to a recorder (routing samples: the plan's table)\n",
@@ -746,12 +801,15 @@ int main(int argc, char **argv) {
                     denseWriterCpu / double(denseStats.events) * 1e6, double(denseStats.events) / denseWriterCpu);
         std::fflush(stdout);
         const double routingGap = std::max(session::RecorderOptions{}.routingEverySeconds, 1.0);
+        progress.next("seeks into the dense hour");
         const Seeks denseSeeks = measureSeeks(densePath, times, denseTimes, [&](double t, const session::SessionState &st) {
             if (t >= routingGap && (!st.routing || st.routingTime > t || t - st.routingTime > routingGap ||
                                     st.routing->rows.empty()))
                 return std::string("no routing sample in the last ") + std::to_string(routingGap) + " s";
             return std::string();
         });
+        progress.endRun();
+        progress.finish();
         printSeeks(denseSeeks, o, "a routing sample at most 1 s old");
 
         const double totalWall = since(benchStart);
@@ -866,7 +924,7 @@ int main(int argc, char **argv) {
             std::printf("report written to %s\n", o.json.c_str());
         }
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "synaptic-bench-session: error: %s\n", e.what());
+        progress.line(std::string("synaptic-bench-session: error: ") + e.what());
         if (ownDir)
             fs::remove_all(o.dir);
         return 1;

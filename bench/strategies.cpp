@@ -7,8 +7,12 @@
 //   build/release/bench/synaptic-bench-strategies [--config FILE] [--steps N]
 //       [--strategies a,b,...] [--codecs c,d,...] [--seeds N] [--seed FIRST]
 //       [--scenario default|straggler|noniid] [--target X]
-//       [--eval-every-samples N] [--threads N] [--plain-samples N] [--json FILE]
+//       [--eval-every-samples N] [--threads N] [--plain-samples N] [--json FILE] [--quiet]
 //   synaptic-bench-strategies --from REPORT[,REPORT...] [--strategies ...] [--codecs ...] [--json FILE]
+//
+// Progress goes to stderr while it runs (a bar on a terminal, a line every
+// few seconds otherwise: the run, seed, codec and strategy, and the running
+// simulation's steps); --quiet: none. The results go to stdout.
 //
 // --from runs nothing: it judges the runs stored in earlier reports together
 // (seeds run as separate processes, one per core), keeping those of the
@@ -19,6 +23,7 @@
 // Exit status: 0 every checked goal met; 3 a goal missed; 1 a run failed,
 // or (--from) a report cannot be read or disagrees with the first; 2 bad
 // arguments, or no stored run matches --strategies and --codecs. scripts/bench-strategies runs it and plots the report.
+#include "bench_progress.h"
 #include "plain_loop.h"
 #include "strategies_bench/codec_point.h"
 #include "strategies_bench/goals.h"
@@ -59,6 +64,7 @@ struct Options {
     std::string commandLine;
     std::vector<std::string> from; // stored reports to judge instead of running
     bool strategiesGiven = false, codecsGiven = false;
+    bool quiet = false; // --quiet: no progress on stderr
     nlohmann::json sourceCommands; // --from: the commands that made the stored runs
     std::vector<std::string> given; // every option on the command line
 };
@@ -86,6 +92,10 @@ bool parse(int argc, char **argv, Options &o) {
     }
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a == "--quiet") {
+            o.quiet = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "strategies: %s needs a value\n", a.c_str());
             return false;
@@ -336,6 +346,9 @@ int main(int argc, char **argv) {
             return judgeStored(o);
         const auto config = engine::loadClusterConfig(o.run.configPath);
         at::set_num_threads(engine::resolveThreadCount(o.run.threads));
+        // A run: one strategy at one seed and codec point.
+        bench::BenchProgress progress("strategies", o.quiet,
+                                      std::size_t(o.seeds) * o.codecs.size() * o.run.strategies.size());
         std::vector<double> plain;
         engine::TensorSet plainData;
         auto measurePlain = [&] {
@@ -344,11 +357,13 @@ int main(int argc, char **argv) {
                                                                  0.3, config.seed));
         };
         if (o.plainSamples > 0) {
+            progress.phase("measuring the plain loop (before the strategies)");
             const auto trainSet = data::loadFashionMnist(data::resolveDataDir(config.dataDir), data::Split::Train,
                                                          o.plainSamples);
             plainData = engine::toTensors(trainSet, "cpu");
             bench::plainLoopSamplesPerSecond(plainData, config.batchSize, config.learningRate, 0.3, config.seed); // warm-up
             measurePlain();
+            progress.clear();
             std::printf("plain loop before: %.0f samples/s\n", median(plain));
         }
 
@@ -364,13 +379,16 @@ int main(int argc, char **argv) {
                     applyScenario(o.scenario, c);
                     c.codecs = codecs;
                 };
+                const std::string what = "seed " + std::to_string(seed) + ", " + codec;
+                progress.phase(what + ": loading the config and data");
                 const auto results = engine::runStrategies(req, [&](const engine::StrategyResult &r) {
+                    progress.clear();
                     std::printf("seed %llu %-9s %-14s accuracy %.4f  to target %s  center %.2f MB  WAN %.2f MB  total %.2f MB  %.1f s wall\n",
                                 (unsigned long long)seed, codec.c_str(), r.strategy.c_str(), r.finalAccuracy,
                                 r.timeToTargetSeconds ? (std::to_string(*r.timeToTargetSeconds) + " s").c_str() : "never",
                                 r.bytesToCenter / 1e6, r.wanBytes / 1e6, r.totalBytes / 1e6, r.wallSeconds);
                     std::fflush(stdout);
-                });
+                }, progress.simHooks(what));
                 for (const auto &r : results) {
                     bench::BenchRun b;
                     b.strategy = r.strategy;
@@ -399,7 +417,10 @@ int main(int argc, char **argv) {
                 }
             }
         }
+        if (o.plainSamples > 0)
+            progress.phase("measuring the plain loop (after the strategies)");
         measurePlain();
+        progress.finish();
 
         return judge(o, runs, std::move(runsJson), plain, trainWall);
     } catch (const std::exception &e) {

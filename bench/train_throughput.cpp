@@ -3,7 +3,11 @@
 // step's GFLOP/s against a large matmul, all measured in the same run.
 //
 //   build/release/bench/train_throughput [--samples N] [--batch N] [--threads N]
-//                                        [--rounds N] [--json FILE]
+//                                        [--rounds N] [--json FILE] [--quiet]
+//
+// Progress goes to stderr between the timed runs, never inside one
+// (--quiet: none); the figures go to stdout.
+#include "bench_progress.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/model.h"
 #include "core/engine/tensor_data.h"
@@ -40,6 +44,7 @@ struct Options {
     // resolves a 5 % difference. Even: each path runs first in half of them.
     int rounds = 10;
     std::string json;
+    bool quiet = false; // no progress on stderr
 };
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
@@ -66,6 +71,10 @@ double median(std::vector<double> v) {
 bool parse(int argc, char **argv, Options &o) {
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a == "--quiet") {
+            o.quiet = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "train_throughput: %s needs a value\n", a.c_str());
             return false;
@@ -98,7 +107,8 @@ bool parse(int argc, char **argv, Options &o) {
 int main(int argc, char **argv) {
     Options o;
     if (!parse(argc, argv, o)) {
-        std::fprintf(stderr, "usage: train_throughput [--samples N] [--batch N] [--threads N] [--rounds N] [--json FILE]\n");
+        std::fprintf(stderr, "usage: train_throughput [--samples N] [--batch N] [--threads N] [--rounds N] [--json FILE] "
+                             "[--quiet]\n");
         return 2;
     }
     const int threads = engine::resolveThreadCount(o.threads);
@@ -113,11 +123,15 @@ int main(int argc, char **argv) {
     cfg.device = "cpu";
     cfg.progressEverySteps = 20;
 
+    // Runs: the warm-up, each round's two and the matmul.
+    bench::BenchProgress progress("train_throughput", o.quiet, std::size_t(2 * o.rounds + 2));
+    progress.phase("loading the data");
     const auto data = data::loadFashionMnist(data::resolveDataDir(""), data::Split::Train, o.samples);
     const engine::TensorSet train = engine::toTensors(data, "cpu");
 
     // Warm-up both paths once (allocator, OpenBLAS threads), then alternate
     // so that machine drift hits both equally.
+    progress.next("warm-up");
     { engine::TrainConfig w = cfg; w.subset = 2048; engine::Trainer(w).run(); }
     plainLoopSamplesPerSecond(engine::TensorSet{train.images.slice(0, 0, 2048), train.labels.slice(0, 0, 2048)},
                               o.batch, cfg.learningRate, cfg.exitWeight, 1);
@@ -126,8 +140,13 @@ int main(int argc, char **argv) {
         cfg.seed = std::uint64_t(r + 1);
         // Alternate which path runs first, so neither always inherits the
         // other's cache and allocator state.
-        auto runEngine = [&] { engineRuns.push_back(engine::Trainer(cfg).run().samplesPerSecond); };
+        const std::string round = "round " + std::to_string(r + 1) + "/" + std::to_string(o.rounds);
+        auto runEngine = [&] {
+            progress.next(round + ", engine trainer");
+            engineRuns.push_back(engine::Trainer(cfg).run().samplesPerSecond);
+        };
         auto runPlain = [&] {
+            progress.next(round + ", plain loop");
             plainRuns.push_back(plainLoopSamplesPerSecond(train, o.batch, cfg.learningRate, cfg.exitWeight, cfg.seed));
         };
         if (r % 2 == 0) {
@@ -138,6 +157,7 @@ int main(int argc, char **argv) {
             runEngine();
         }
         ratios.push_back(engineRuns.back() / plainRuns.back());
+        progress.clear();
         std::printf("round %d: engine %.0f samples/s, plain %.0f samples/s, ratio %.3f\n", r + 1, engineRuns.back(),
                     plainRuns.back(), ratios.back());
         std::fflush(stdout);
@@ -154,7 +174,10 @@ int main(int argc, char **argv) {
     const double ratioQ3 = sorted[(3 * sorted.size()) / 4];
     const double flopsPerSample = 6.0 * double(engine::SynapticNetImpl::forwardMacsPerSample()); // fwd + bwd
     const double stepGflops = engineSps * flopsPerSample / 1e9;
+    progress.next("2048^2 matmul");
     const double mmGflops = matmulGflops(2048);
+    progress.endRun();
+    progress.finish();
 
     std::string command = "build/release/bench/train_throughput";
     for (int i = 1; i < argc; ++i)

@@ -6,8 +6,14 @@
 // processes against a plain TCP copy on the same machine.
 //
 //   synaptic-bench-live [--config FILE] [--steps N] [--live-runs R]
-//                       [--transfer-mb M] [--repeats K] [--json FILE]
+//                       [--transfer-mb M] [--repeats K] [--json FILE] [--quiet]
+//
+// Progress goes to stderr (the simulator's steps, each live run's time,
+// each transfer; --quiet: none), the figures to stdout. The live clusters
+// run with --quiet: this bench's own line says where they are.
 #include "transport_throughput.h"
+
+#include "../bench_progress.h"
 
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
@@ -20,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -39,6 +46,7 @@ struct Options {
     int liveRuns = 3;
     double transferMb = 64;
     int repeats = 3;
+    bool quiet = false; // no progress on stderr
     std::string json;
     std::string commandLine;
 };
@@ -48,6 +56,10 @@ bool parse(int argc, char **argv, Options &o) {
     for (int i = 1; i < argc; ++i) {
         o.commandLine += std::string(" ") + argv[i];
         const std::string a = argv[i];
+        if (a == "--quiet") {
+            o.quiet = true;
+            continue;
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "bench/live: %s needs a value\n", a.c_str());
             return false;
@@ -75,8 +87,9 @@ double median(std::vector<double> v) {
 
 // One live run: `synaptic-node cluster` (a center and every edge as
 // processes on loopback, --insecure with a token) until every edge used the
-// step budget; the center's report.
-json liveRun(const Options &o, int index) {
+// step budget; the center's report. `waiting` is called a few times a
+// second while it runs, with the wall seconds so far.
+json liveRun(const Options &o, int index, const std::function<void(double)> &waiting) {
     const std::string dir = "/tmp/synaptic-bench-live-" + std::to_string(getpid()) + "-run" + std::to_string(index);
     const std::string token = dir + ".token", report = dir + ".json";
     std::ofstream(token) << "bench-live-" << getpid() << "\n";
@@ -86,11 +99,15 @@ json liveRun(const Options &o, int index) {
         const std::string steps = std::to_string(o.steps);
         execl(SYNAPTIC_NODE_BINARY, SYNAPTIC_NODE_BINARY, "cluster", "--config", o.config.c_str(), "--steps",
               steps.c_str(), "--exit-when-done", "--report", report.c_str(), "--insecure", "--token-file",
-              token.c_str(), "--eval-every-samples", "100000000", static_cast<char *>(nullptr));
+              token.c_str(), "--eval-every-samples", "100000000", "--quiet", static_cast<char *>(nullptr));
         _exit(127);
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    const auto start = std::chrono::steady_clock::now();
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        waiting(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        usleep(200 * 1000);
+    }
     std::ifstream in(report);
     if (!in)
         throw std::runtime_error("live run " + std::to_string(index) + " wrote no report (cluster exit status " +
@@ -112,13 +129,18 @@ int main(int argc, char **argv) {
     if (!parse(argc, argv, o))
         return 2;
     std::printf("reproduce: %s\n", o.commandLine.c_str());
+    std::fflush(stdout);
+    // Runs: the simulator, each live run, each transfer (gRPC and TCP per repeat).
+    bench::BenchProgress progress("live", o.quiet, std::size_t(1 + std::max(0, o.liveRuns) + 2 * std::max(0, o.repeats)));
 
     // The simulator on the same config and budget.
     engine::SimRunRequest request;
     request.configPath = o.config;
     request.stepsPerEdge = o.steps;
     request.threads = 0;
-    const auto sim = engine::runStrategies(request).front();
+    progress.phase("the simulator: loading the config and data");
+    const auto sim = engine::runStrategies(request, {}, progress.simHooks("simulator")).front();
+    progress.clear();
     const double simSps = double(sim.samples) / sim.trainWallSeconds;
     std::printf("simulator: accuracy %.4f, %llu samples, %.1f s training wall (%.0f samples/s), %llu bytes\n",
                 sim.finalAccuracy, (unsigned long long)sim.samples, sim.trainWallSeconds, simSps,
@@ -126,8 +148,19 @@ int main(int argc, char **argv) {
 
     std::vector<json> live;
     std::vector<double> accuracy, sps, bytes;
+    const int clusterProcesses = engine::loadClusterConfig(o.config).edgeCount() + 1;
+    double previousWall = 0; // the previous live run's wall seconds: about what the next one takes
     for (int i = 0; i < o.liveRuns; ++i) {
-        live.push_back(liveRun(o, i));
+        progress.next("live cluster " + std::to_string(i + 1) + "/" + std::to_string(o.liveRuns) + " (" +
+                      std::to_string(clusterProcesses) + " processes)");
+        double wall = 0;
+        live.push_back(liveRun(o, i, [&](double seconds) {
+            wall = seconds;
+            progress.update(previousWall > 0 ? std::min(0.95, seconds / previousWall) : 0,
+                            engine::formatDuration(seconds) + " so far");
+        }));
+        previousWall = wall;
+        progress.clear();
         const auto &r = live.back();
         accuracy.push_back(r.value("final_accuracy", std::nan("")));
         sps.push_back(r.value("samples_per_second", 0.0));
@@ -140,7 +173,11 @@ int main(int argc, char **argv) {
     const double accuracyGap = liveAccuracy - sim.finalAccuracy;
     const double bytesRatio = liveBytes / double(sim.totalBytes);
 
-    const auto t = bench::measureTransportThroughput(argv[0], o.transferMb, o.repeats);
+    const auto t = bench::measureTransportThroughput(argv[0], o.transferMb, o.repeats, [&](int i, const char *how) {
+        progress.next("transfer " + std::to_string(i + 1) + "/" + std::to_string(o.repeats) + ", " + how);
+    });
+    progress.endRun();
+    progress.finish();
     const double grpc = median(t.grpcMBps), tcp = median(t.tcpMBps);
     for (int i = 0; i < o.repeats; ++i)
         std::printf("transfer %d: gRPC %.0f MB/s, TCP %.0f MB/s\n", i + 1, t.grpcMBps[std::size_t(i)],

@@ -205,12 +205,17 @@ int runTcpSink(const std::string &portFile, long long bytes) {
     return write(fd, &ack, 1) == 1 ? 0 : 1;
 }
 
-ThroughputResult measureTransportThroughput(const std::string &self, double megabytes, int repeats) {
+ThroughputResult measureTransportThroughput(const std::string &self, double megabytes, int repeats,
+                                            const std::function<void(int, const char *)> &before) {
     ThroughputResult r;
     r.megabytes = megabytes;
     // Alternating pairs: the VM's speed drifts; a pair shares its moment.
     for (int i = 0; i < repeats; ++i) {
+        if (before)
+            before(i, "gRPC");
         r.grpcMBps.push_back(grpcRun(self, megabytes));
+        if (before)
+            before(i, "TCP");
         r.tcpMBps.push_back(tcpRun(self, megabytes));
     }
     return r;

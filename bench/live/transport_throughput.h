@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,10 @@ struct ThroughputResult {
     std::vector<double> tcpMBps;
 };
 
-ThroughputResult measureTransportThroughput(const std::string &self, double megabytes, int repeats);
+// `before` (optional) is told each run before it starts, outside its timing:
+// the repeat (0-based) and "gRPC" or "TCP".
+ThroughputResult measureTransportThroughput(const std::string &self, double megabytes, int repeats,
+                                            const std::function<void(int, const char *)> &before = {});
 
 // The child side (the bench re-runs itself with these flags).
 int runGrpcSink(const std::string &portFile, const std::string &token);
