@@ -1,7 +1,8 @@
 // Replay in the GUI (issue 5): a real recording of a simulated cluster is
 // opened in the control plane; scrubbing to a time makes the routing table
 // model show that time's versions, scrubbing back rebuilds the views from
-// the start, and the record button writes a file the replay reads back.
+// the start, and the record button writes a file the replay reads back;
+// the routing table's highlight thresholds stay live in a replay.
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -11,6 +12,8 @@
 #include "ui/charts/time_series_chart.h"
 #include "ui/control_plane_window.h"
 #include "ui/models/routing_table_model.h"
+#include "ui/panels/control_panel.h"
+#include "ui/panels/highlight_thresholds.h"
 #include "ui/replay/replay_controller.h"
 #include "ui/replay/replay_recording.h"
 #include "ui/replay/timeline_bar.h"
@@ -18,11 +21,17 @@
 #include <ATen/Parallel.h>
 
 #include <QAction>
+#include <QLabel>
+#include <QLocale>
+#include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStringListModel>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 #include <memory>
 
@@ -129,6 +138,27 @@ private Q_SLOTS:
             previous = shown;
         }
         QVERIFY2(changed >= 2, "versions moved between the scrubbed times");
+
+        // Issue 18 §4: the engine's knobs are off in a replay, the highlight
+        // thresholds are not, and they re-highlight the replayed table.
+        {
+            const QString organization = QCoreApplication::organizationName();
+            QCoreApplication::setOrganizationName("SynapticReplayHighlightTest"); // the edit persists: not in ours
+            auto &controls = w->controls();
+            QVERIFY(!controls.windowBox()->isEnabled());
+            QVERIFY(controls.highlights()->lagBox()->isEnabled());
+            const auto &model = w->routingTable();
+            int lagging = 0;
+            for (int r = 0; r < model.rowCount(); ++r)
+                lagging += model.index(r, ui::RoutingTableModel::VersionLag).data(ui::RoutingTableModel::SortRole)
+                               .toULongLong() > 0;
+            controls.highlights()->lagBox()->setValue(0);
+            QCOMPARE(model.rowsPastLag(), lagging);
+            controls.undoStack()->undo();
+            QCOMPARE(model.lagThreshold(), ui::HighlightThresholds::kDefaultLag);
+            QSettings().clear();
+            QCoreApplication::setOrganizationName(organization);
+        }
         // The event log holds the events up to the scrubbed time: the
         // command applied at 0.05 s is there after a seek past it, and gone
         // after a seek back before it.
@@ -163,6 +193,42 @@ private Q_SLOTS:
         const double before = replay->position();
         replay->step();
         QVERIFY(replay->position() > before || replay->eventsShown() > 0);
+    }
+
+    // Issue 18 §3: `synaptic-node sim` with its default evaluation cadence
+    // (on the 6-edge test cluster, to stay quick) writes a recording
+    // whose replay, scrubbed to its middle, charts several accuracy points
+    // and says how many samples were trained by then.
+    void headlessDefaultRecordingChartsItsMiddle() {
+        const QString path = m_dir.filePath("headless.synrec");
+        QProcess node;
+        node.setProcessChannelMode(QProcess::MergedChannels);
+        node.start(qEnvironmentVariable("SYNAPTIC_NODE"),
+                   {"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json", "--steps",
+                    "40", "--threads", "2", "--record", path, "--quiet"});
+        QVERIFY(node.waitForFinished(300000));
+        QVERIFY2(node.exitCode() == 0, node.readAll().constData());
+        std::unique_ptr<ui::ControlPlaneWindow> w(ui::ControlPlaneWindow::replayWindow(ui::loadRecording(path, 0)));
+        auto *replay = w->replay();
+        const double middle = (replay->begin() + replay->end()) / 2;
+        replay->seek(middle);
+        QVERIFY2(w->trainingChart().rawPointCount("acc global") >= 3,
+                 qPrintable(QString::number(w->trainingChart().rawPointCount("acc global"))));
+        // The samples trained by then: the latest global evaluation's count.
+        session::SessionFile file(path.toStdString());
+        std::uint64_t trained = 0, total = 0;
+        for (const auto &e : file.readRun(0).events)
+            if (const auto *m = std::get_if<MetricEvent>(&e); m && m->scope == "global") {
+                total = std::max(total, m->samples);
+                if (m->time <= middle)
+                    trained = std::max(trained, m->samples);
+            }
+        QVERIFY(trained > total / 4 && trained < total);
+        const QString label = w->progressLabel()->text();
+        QVERIFY2(label.contains(QLocale().toString(quint64(trained)) + " samples"), qPrintable(label));
+        // Scrubbed back to the start, the count starts again from nothing.
+        replay->seek(replay->begin());
+        QVERIFY2(w->progressLabel()->text().contains(" 0 samples"), qPrintable(w->progressLabel()->text()));
     }
 
     void damagedAndForeignFilesSayWhy() {

@@ -33,6 +33,16 @@ void ClusterSession::setBudget(std::uint64_t stepsPerEdge, double virtualSeconds
     m_virtualSeconds = virtualSeconds;
 }
 
+double ClusterSession::budgetFraction(double virtualSeconds, quint64 samples) const {
+    // A step budget ends when every edge trained that many batches: one
+    // cluster step is every edge's batch (as synaptic-node sim counts it).
+    if (m_stepsPerEdge > 0)
+        return double(samples) / (double(m_stepsPerEdge) * double(m_config.batchSize) * m_config.edgeCount());
+    if (m_virtualSeconds > 0)
+        return virtualSeconds / m_virtualSeconds;
+    return -1;
+}
+
 void ClusterSession::start() {
     if (state() == State::Loading || state() == State::Running || state() == State::Paused)
         return;

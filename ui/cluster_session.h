@@ -4,6 +4,7 @@
 
 #include "core/engine/sim/sim_event_samples.h"
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/eval_cadence.h"
 #include "core/engine/sim/sim_result.h"
 
 #include <QElapsedTimer>
@@ -45,6 +46,7 @@ public:
     void setConfig(const engine::ClusterConfig &config) { m_config = config; }
     const engine::ClusterConfig &config() const { return m_config; }
     void setBudget(std::uint64_t stepsPerEdge, double virtualSeconds);
+    double budgetFraction(double virtualSeconds, quint64 samples) const override;
     void setEvalEverySamples(std::uint64_t samples) { m_evalEvery = samples; }
 
     // Recording (issue 5): the engine's events from now on go to `path` too,
@@ -58,7 +60,7 @@ public:
     static constexpr std::size_t kQueueCapacity = 200000;
     // The GUI evaluates by samples: at ~1,500 samples/s on a laptop CPU,
     // virtual-time intervals would leave the charts empty for minutes.
-    static constexpr std::uint64_t kEvalEverySamples = 7680;
+    static constexpr std::uint64_t kEvalEverySamples = engine::kDefaultEvalEverySamples;
 
 public Q_SLOTS:
     void start() override;

@@ -64,6 +64,13 @@ public:
     // How the status bar names the clock progress() counts in ("virtual";
     // a live cluster's is real time on the center).
     virtual QString clockName() const;
+    // The share of the run's budget done at this position, for the status
+    // bar's progress bar; negative when the run has no known end (a run
+    // until stopped, a live cluster, a replay).
+    virtual double budgetFraction(double virtualSeconds, quint64 samples) const {
+        Q_UNUSED(virtualSeconds) Q_UNUSED(samples)
+        return -1;
+    }
     // What start() and stop() do, in the operator's words, for their tooltips.
     virtual QString startToolTip() const;
     virtual QString stopToolTip() const;

@@ -2,12 +2,15 @@
 // live or replayed, each view updated once per batch (DESIGN.md §6).
 #include "control_plane_window.h"
 
+#include "core/engine/progress_meter.h"
+
 #include "charts/time_series_chart.h"
 #include "models/routing_table_model.h"
 #include "models/shard_map_model.h"
 #include "panels/serving_panel.h"
 #include "telemetry/chart_feeder.h"
 #include "topology/topology_view.h"
+#include "views/shard_map_panel.h"
 
 #include <QLabel>
 #include <QLineEdit>
@@ -15,8 +18,10 @@
 #include <QStatusBar>
 #include <QStringListModel>
 #include <QTableView>
+#include <QProgressBar>
 #include <QTreeView>
 
+#include <algorithm>
 #include <cmath>
 
 namespace synaptic::ui {
@@ -223,8 +228,7 @@ void ControlPlaneWindow::focusOn(const TopologySelection &selection) {
         chart->setHighlighted(region);
     m_bandwidthChart->setHighlighted(edge >= 0 ? filter : region);
     if (edge >= 0) {
-        m_shardView->setCurrentIndex(m_shardMap->edgeIndex(edge));
-        m_shardView->scrollTo(m_shardMap->edgeIndex(edge), QAbstractItemView::PositionAtTop);
+        m_shardPanel->showEdge(edge);
     }
     statusBar()->showMessage(filter.isEmpty() ? tr("showing every node") : tr("showing %1").arg(filter), 4000);
 }
@@ -285,6 +289,19 @@ void ControlPlaneWindow::updateProgress() {
                             .arg(m_virtualTime, 0, 'f', 2)
                             .arg(QLocale().toString(m_samples))
                             .arg(m_globalAccuracy, 0, 'f', 4));
+    // Issue 18 §1: the share of the budget done and an ETA, as the CLI
+    // shows them; only for a run with a known end that is under way.
+    const double fraction = m_replay ? -1 : m_session->budgetFraction(m_virtualTime, m_samples);
+    m_runProgress->setVisible(fraction >= 0 && m_wall.isValid());
+    if (!m_runProgress->isVisible())
+        return;
+    const double done = std::clamp(fraction, 0.0, 1.0);
+    m_runProgress->setValue(int(done * 1000));
+    const double elapsed = m_wall.elapsed() / 1e3;
+    const QString eta = done >= 0.02 && done < 1
+                            ? tr(" · ETA %1").arg(QString::fromStdString(engine::formatDuration(elapsed * (1 - done) / done)))
+                            : QString();
+    m_runProgress->setFormat(tr("%p%") + eta);
 }
 
 void ControlPlaneWindow::onState(ClusterSource::State state) {

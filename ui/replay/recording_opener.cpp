@@ -3,8 +3,10 @@
 #include "ui/control_plane_window.h"
 
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QPointer>
 #include <QProgressDialog>
+#include <QStatusBar>
 #include <QThread>
 
 namespace synaptic::ui {
@@ -71,14 +73,26 @@ RecordingOpener *RecordingOpener::openWithDialog(const QString &path, int run, Q
     dialog->setValue(0);
     connect(opener, &RecordingOpener::progressChanged, dialog,
             [dialog](double f) { dialog->setValue(std::min(999, int(f * 1000))); });
+    // The window it was opened from says so in its status bar too (issue
+    // 18 §1), which stays readable when the dialog is moved away.
+    QPointer<QStatusBar> status;
+    if (auto *main = qobject_cast<QMainWindow *>(dialogParent))
+        status = main->statusBar();
+    const QString name = QFileInfo(path).fileName();
+    if (status)
+        connect(opener, &RecordingOpener::progressChanged, status, [status, name](double f) {
+            status->showMessage(QObject::tr("reading %1: %2%").arg(name).arg(int(f * 100)));
+        });
     connect(dialog, &QProgressDialog::canceled, opener, &RecordingOpener::cancel);
     // The dialog goes with its parent, which may close while the file is read.
-    auto end = [opener, dialog = QPointer<QProgressDialog>(dialog), done](ControlPlaneWindow *w,
+    auto end = [opener, dialog = QPointer<QProgressDialog>(dialog), status, done](ControlPlaneWindow *w,
                                                                          const QString &error) {
         if (dialog) {
             dialog->hide(); // not close(): that would say "canceled"
             dialog->deleteLater();
         }
+        if (status)
+            status->clearMessage();
         opener->deleteLater();
         done(w, error);
     };
