@@ -1,14 +1,17 @@
 // Live controls: each edit is exactly one command with the right value;
 // undo sends the old value back and redo the new one; the link editor and
-// the fault buttons produce the commands their labels say.
+// the fault buttons produce the commands their labels say; the highlight
+// thresholds are view-only edits on the same undo stack, kept in settings.
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/knob_commands.h"
 #include "ui/panels/codec_panel.h"
 #include "ui/panels/control_panel.h"
+#include "ui/panels/highlight_thresholds.h"
 
 #include <QDoubleSpinBox>
 #include <QComboBox>
 #include <QSet>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -89,6 +92,75 @@ private Q_SLOTS:
         QCOMPARE(spy.count(), 3);
         QCOMPARE(at(spy, 2).node, 2);
         QCOMPARE(at(spy, 2).value, 0.9);
+    }
+
+    // Issue 18 §4: drift and version-lag highlight thresholds. Settings of
+    // their own, emptied before and after, so no other case reads them.
+    void highlightThresholdsAreUndoableAndPersist() {
+        const QString organization = QCoreApplication::organizationName();
+        QCoreApplication::setOrganizationName("SynapticHighlightTest");
+        QSettings().clear();
+        {
+            ControlPanel panel(m_config, m_nodes);
+            HighlightThresholds *h = panel.highlights();
+            QCOMPARE(h->driftThreshold(), 0.5);
+            QCOMPARE(h->lagThreshold(), 4);
+            QSignalSpy drift(h, &HighlightThresholds::driftThresholdChanged);
+            QSignalSpy lag(h, &HighlightThresholds::lagThresholdChanged);
+            QSignalSpy commands(&panel, &ControlPanel::commandRequested);
+            h->driftBox()->setValue(0.2);
+            QCOMPARE(drift.count(), 1);
+            QCOMPARE(drift[0][0].toDouble(), 0.2);
+            QCOMPARE(QSettings().value(HighlightThresholds::kDriftKey).toDouble(), 0.2);
+            h->lagBox()->setValue(10);
+            QCOMPARE(lag.count(), 1);
+            QCOMPARE(lag[0][0].toInt(), 10);
+            QCOMPARE(panel.undoStack()->count(), 2);
+
+            panel.undoStack()->undo();
+            QCOMPARE(lag.count(), 2);
+            QCOMPARE(lag[1][0].toInt(), 4);
+            QCOMPARE(h->lagThreshold(), 4);
+            QCOMPARE(QSettings().value(HighlightThresholds::kLagKey).toInt(), 4); // what undo restores persists
+            panel.undoStack()->undo();
+            QCOMPARE(drift.count(), 2);
+            QCOMPARE(drift[1][0].toDouble(), 0.5);
+            QCOMPARE(h->driftThreshold(), 0.5);
+            panel.undoStack()->redo();
+            QCOMPARE(drift.count(), 3);
+            QCOMPARE(h->driftThreshold(), 0.2);
+            QCOMPARE(lag.count(), 2); // moving the boxes sent nothing extra
+            QCOMPARE(commands.count(), 0); // the view's business: nothing reaches the engine
+
+            // Bad values cannot be entered: the boxes clamp them.
+            h->driftBox()->setValue(-1);
+            QCOMPARE(h->driftThreshold(), 0.0);
+            h->lagBox()->setValue(-3);
+            QCOMPARE(h->lagThreshold(), 0);
+            h->lagBox()->setValue(7);
+
+            // A replay turns off what reaches an engine, not the highlights.
+            panel.setCommandsEnabled(false);
+            QVERIFY(!panel.windowBox()->isEnabled());
+            QVERIFY(!panel.confidenceBox()->isEnabled());
+            QVERIFY(h->driftBox()->isEnabled() && h->lagBox()->isEnabled());
+        }
+        {
+            // The next panel (window, start) opens with what the last one left.
+            ControlPanel panel(m_config, m_nodes);
+            QCOMPARE(panel.highlights()->driftThreshold(), 0.0);
+            QCOMPARE(panel.highlights()->lagThreshold(), 7);
+        }
+        // A hand-edited settings file cannot put impossible values in the boxes.
+        QSettings().setValue(HighlightThresholds::kDriftKey, "junk");
+        QSettings().setValue(HighlightThresholds::kLagKey, -5);
+        {
+            ControlPanel panel(m_config, m_nodes);
+            QCOMPARE(panel.highlights()->driftThreshold(), 0.5);
+            QCOMPARE(panel.highlights()->lagThreshold(), 0);
+        }
+        QSettings().clear();
+        QCoreApplication::setOrganizationName(organization);
     }
 
     void codecPanelSendsSetCodec() {

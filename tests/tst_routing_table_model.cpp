@@ -1,6 +1,7 @@
 // The routing table model over real routing-table snapshots: structure
 // checked by QAbstractItemModelTester, one dataChanged per changed row,
-// drift highlighting, numeric sorting through the sort role.
+// drift and version-lag highlighting and their counts, numeric sorting
+// through the sort role.
 #include "core/engine/model.h"
 #include "core/engine/synapse/model_layout.h"
 #include "core/engine/synapse/routing_table.h"
@@ -78,6 +79,68 @@ private Q_SLOTS:
         QVERIFY(!model.data(model.index(4, 0), Qt::BackgroundRole).isValid());
         model.setDriftThreshold(0.05);
         QVERIFY(model.data(model.index(4, 0), Qt::BackgroundRole).isValid());
+    }
+
+    // Issue 18 §4: the lag threshold highlights rows where some edge is
+    // more versions behind its owner than it; the counts follow the
+    // thresholds and the changed rows of each snapshot.
+    void lagPastThresholdIsHighlightedAndCounted() {
+        engine::RoutingTable table(m_plan, m_topology);
+        table.setParameterDrift(3, 0.9);
+        table.setOwnerVersion(2, 1, 9, 1.0);
+        table.setCachedVersion(2, 2, 8); // us-0 one behind, us-1 nine behind
+        RoutingTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy highlights(&model, &RoutingTableModel::highlightsChanged);
+        model.setSnapshot(table.snapshot());
+        auto flags = [&](int row) { return model.index(row, 0).data(RoutingTableModel::HighlightRole).toInt(); };
+        QCOMPARE(model.lagThreshold(), -1); // none until an operator sets one
+        QCOMPARE(flags(2), 0);
+        QCOMPARE(flags(3), int(RoutingTableModel::PastDrift));
+        QCOMPARE(model.rowsPastDrift(), 1);
+        QCOMPARE(model.rowsPastLag(), 0);
+        QCOMPARE(highlights.count(), 1);
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setLagThreshold(4);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(changed[0][2].value<QList<int>>().contains(Qt::BackgroundRole));
+        QCOMPARE(highlights.count(), 2);
+        QCOMPARE(flags(2), int(RoutingTableModel::PastLag));
+        QCOMPARE(model.rowsPastLag(), 1);
+        const QVariant lagBrush = model.index(2, 0).data(Qt::BackgroundRole);
+        QVERIFY(lagBrush.isValid());
+        QVERIFY(lagBrush != model.index(3, 0).data(Qt::BackgroundRole)); // lag and drift look different
+        const QString tip = model.index(2, RoutingTableModel::Layer).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("version lag 9 is above the lag threshold 4"), qPrintable(tip));
+        QVERIFY(model.headerData(RoutingTableModel::VersionLag, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains("more than 4 versions"));
+        QVERIFY(model.headerData(RoutingTableModel::Drift, Qt::Horizontal, Qt::ToolTipRole).toString().contains("0.5"));
+        model.setLagThreshold(9); // "past" is strictly more than the threshold
+        QCOMPARE(flags(2), 0);
+        QCOMPARE(model.rowsPastLag(), 0);
+        model.setLagThreshold(0);
+        QCOMPARE(model.rowsPastLag(), 1); // the only row any edge lags on
+
+        // A snapshot changes the counts through the rows it changed.
+        highlights.clear();
+        table.setOwnerVersion(5, 0, 7, 2.0); // eu's edges 7 behind on shard 5
+        table.setCachedVersion(2, 3, 9);     // us-1 catches up: us-0 still one behind
+        table.setParameterDrift(3, 0.2);
+        model.setSnapshot(table.snapshot());
+        QCOMPARE(highlights.count(), 1);
+        QCOMPARE(model.rowsPastDrift(), 0);
+        QCOMPARE(model.rowsPastLag(), 2);
+        model.setLagThreshold(1);
+        QCOMPARE(flags(2), 0);
+        QCOMPARE(flags(5), int(RoutingTableModel::PastLag));
+        QCOMPARE(model.rowsPastLag(), 1);
+        model.setSnapshot(table.snapshot()); // nothing new: no signal
+        QCOMPARE(highlights.count(), 2);
+        model.setDriftThreshold(0.1);
+        QCOMPARE(flags(3), int(RoutingTableModel::PastDrift));
+        QCOMPARE(model.rowsPastDrift(), 1);
     }
 
     void rowsHeldAndTheEdgeFurthestBehind() {

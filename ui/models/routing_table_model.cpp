@@ -21,32 +21,32 @@ void RoutingTableModel::setSnapshot(std::shared_ptr<const engine::RoutingSnapsho
     if (!snapshot)
         return;
     const auto old = m_snapshot;
+    const int pastDrift = m_pastDrift, pastLag = m_pastLag;
     if (!old || old->rows.size() != snapshot->rows.size()) {
         beginResetModel();
         m_snapshot = std::move(snapshot);
+        recountHighlights();
         endResetModel();
-        return;
-    }
-    m_snapshot = std::move(snapshot);
-    // One dataChanged per run of consecutive changed rows.
-    const int n = int(m_snapshot->rows.size());
-    for (int r = 0; r < n;) {
-        if (m_snapshot->rows[std::size_t(r)] == old->rows[std::size_t(r)]) {
-            ++r;
-            continue;
+    } else {
+        m_snapshot = std::move(snapshot);
+        // One dataChanged per run of consecutive changed rows.
+        const int n = int(m_snapshot->rows.size());
+        for (int r = 0; r < n;) {
+            if (m_snapshot->rows[std::size_t(r)] == old->rows[std::size_t(r)]) {
+                ++r;
+                continue;
+            }
+            int end = r;
+            while (end + 1 < n && m_snapshot->rows[std::size_t(end + 1)] != old->rows[std::size_t(end + 1)])
+                ++end;
+            for (int c = r; c <= end; ++c)
+                setFlags(c, highlightOf(*m_snapshot->rows[std::size_t(c)], m_snapshot->regionOfEdge));
+            Q_EMIT dataChanged(index(r, 0), index(end, ColumnCount - 1));
+            r = end + 1;
         }
-        int end = r;
-        while (end + 1 < n && m_snapshot->rows[std::size_t(end + 1)] != old->rows[std::size_t(end + 1)])
-            ++end;
-        Q_EMIT dataChanged(index(r, 0), index(end, ColumnCount - 1));
-        r = end + 1;
     }
-}
-
-void RoutingTableModel::setDriftThreshold(double threshold) {
-    m_driftThreshold = threshold;
-    if (rowCount() > 0)
-        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
+    if (m_pastDrift != pastDrift || m_pastLag != pastLag)
+        Q_EMIT highlightsChanged();
 }
 
 void RoutingTableModel::setHeldShares(std::shared_ptr<const HeldShares> shares) {
@@ -108,6 +108,8 @@ int RoutingTableModel::rowCount(const QModelIndex &parent) const {
 int RoutingTableModel::columnCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant RoutingTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole)
+        return thresholdHeaderTooltip(section);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char *names[] = {"shard", "layer", "rows", "parameters", "owner per region", "owner version",
@@ -125,15 +127,21 @@ QVariant RoutingTableModel::data(const QModelIndex &index, int role) const {
     case Qt::TextAlignmentRole:
         return index.column() == Layer || index.column() == Owners ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    case Qt::BackgroundRole:
-        if (row.parameterDrift > m_driftThreshold)
-            return QBrush(QColor(214, 96, 77, 90)); // translucent: readable on dark and light themes
+    case HighlightRole: return m_flags[std::size_t(index.row())];
+    case Qt::BackgroundRole: {
+        // Translucent: readable on dark and light themes. Drift is the worse news, so it wins.
+        const int flags = m_flags[std::size_t(index.row())];
+        if (flags & PastDrift)
+            return QBrush(QColor(214, 96, 77, 90));
+        if (flags & PastLag)
+            return QBrush(QColor(230, 170, 50, 90));
         return {};
+    }
     case Qt::ToolTipRole:
     {
         QStringList tips;
-        if (row.parameterDrift > m_driftThreshold)
-            tips << tr("drift %1 is above the threshold %2").arg(row.parameterDrift, 0, 'f', 3).arg(m_driftThreshold);
+        if (const int flags = m_flags[std::size_t(index.row())])
+            tips << thresholdTooltip(row, flags);
         if (index.column() == RowsHeld)
             tips << heldTooltip(row.shard.id);
         else if (index.column() == VersionLag)

@@ -1,5 +1,8 @@
 #include "control_panel.h"
 
+#include "highlight_thresholds.h"
+#include "knob_edit.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -8,9 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QSignalBlocker>
 #include <QSpinBox>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -26,32 +27,6 @@ engine::SimCommand knob(Kind kind, double value) {
     c.value = value;
     return c;
 }
-
-// One knob edit: redo sends the new value, undo the old one, and both put
-// the spin box where the value is without re-triggering an edit.
-template <typename Box>
-class KnobEdit : public QUndoCommand {
-public:
-    KnobEdit(Box *box, double before, double after, std::function<void(double)> send)
-        : m_box(box), m_before(before), m_after(after), m_send(std::move(send)) {
-        setText(QObject::tr("set %1 to %2").arg(box->objectName()).arg(after));
-    }
-    void redo() override { apply(m_after); }
-    void undo() override { apply(m_before); }
-
-private:
-    void apply(double v) {
-        {
-            const QSignalBlocker block(m_box);
-            m_box->setValue(v);
-        }
-        m_box->setProperty("committed", v);
-        m_send(v);
-    }
-    Box *m_box;
-    double m_before, m_after;
-    std::function<void(double)> m_send;
-};
 
 QDoubleSpinBox *seconds(double value, double min, double max) {
     auto *b = new QDoubleSpinBox;
@@ -71,7 +46,7 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
       m_confidenceFor(new QComboBox), m_from(new QComboBox), m_to(new QComboBox),
       m_latency(new QDoubleSpinBox), m_bandwidth(new QDoubleSpinBox), m_loss(new QDoubleSpinBox),
       m_wholePair(new QCheckBox(tr("every link between their regions"))), m_linkSource(new QLabel),
-      m_geography(config), m_nodes(int(nodeNames.size())) {
+      m_highlights(new HighlightThresholds(m_undo)), m_geography(config), m_nodes(int(nodeNames.size())) {
     m_window->setObjectName("aggregation window");
     m_window->setRange(1, 10000);
     m_window->setSuffix(tr(" steps"));
@@ -149,26 +124,27 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(knobs);
+    layout->addWidget(m_highlights);
     layout->addWidget(link);
     layout->addStretch();
+    m_commandGroups = {knobs, link};
+}
+
+void ControlPanel::setCommandsEnabled(bool on) {
+    for (auto *group : m_commandGroups)
+        group->setEnabled(on);
 }
 
 template <typename Box, typename Make>
 void ControlPanel::bindKnob(Box *box, Make make) {
-    box->setKeyboardTracking(false); // one edit per committed value, not per keystroke
-    box->setProperty("committed", box->value());
-    connect(box, qOverload<std::conditional_t<std::is_same_v<Box, QSpinBox>, int, double>>(&Box::valueChanged), this,
-            [this, box, make](auto value) {
-                const double before = box->property("committed").toDouble();
-                // The command's target (e.g. which edge) is fixed when the edit is
-                // made, so undo reverts the same target even if the choice changed since.
-                const engine::SimCommand target = make(double(value));
-                m_undo->push(new KnobEdit<Box>(box, before, double(value), [this, target](double v) {
-                    engine::SimCommand c = target;
-                    c.value = v;
-                    Q_EMIT commandRequested(c);
-                }));
-            });
+    bindKnobEdits(this, m_undo, box, [this, make](double value) {
+        const engine::SimCommand target = make(value);
+        return std::function<void(double)>([this, target](double v) {
+            engine::SimCommand c = target;
+            c.value = v;
+            Q_EMIT commandRequested(c);
+        });
+    });
 }
 
 int ControlPanel::nodeArg(int index) const { return index == m_nodes - 1 ? -1 : index; }

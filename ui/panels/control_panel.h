@@ -16,10 +16,13 @@ class QUndoStack;
 
 namespace synaptic::ui {
 
+class HighlightThresholds;
+
 // Live thresholds (issue 4 §6): each edit becomes one command the engine
 // applies at its next step boundary, and is an undoable step (undo sends
-// the old value back). Also the link editor for a chosen pair of nodes.
-// GUI thread only.
+// the old value back). Also the link editor for a chosen pair of nodes, and
+// the routing table's highlight thresholds (view-only edits on the same
+// undo stack). GUI thread only.
 class ControlPanel : public QWidget {
     Q_OBJECT
 public:
@@ -32,6 +35,10 @@ public:
     QDoubleSpinBox *heartbeatBox() const { return m_heartbeat; }
     QDoubleSpinBox *confidenceBox() const { return m_confidence; }
     QComboBox *confidenceTarget() const { return m_confidenceFor; } // 0 = all edges, then edges in order
+    HighlightThresholds *highlights() const { return m_highlights; }
+    // Off in a replay: the knobs and the link editor, which reach an engine.
+    // The highlights stay on, since they change only the view.
+    void setCommandsEnabled(bool on);
     // The link editor: nodes by index in nodeNames, where the last is the center.
     // Choosing the ends shows that link's values (geography, issue 14): as
     // the config sets them, or as this editor last set them; the label under
@@ -71,6 +78,8 @@ private:
     QDoubleSpinBox *m_loss;
     QCheckBox *m_wholePair;
     QLabel *m_linkSource;
+    HighlightThresholds *m_highlights;
+    QList<QWidget *> m_commandGroups; // what setCommandsEnabled() switches
     engine::LinkGeography m_geography;
     QHash<QPair<int, int>, engine::LinkSpec> m_applied; // engine node pair (low, high) → what Apply sent
     int m_nodes = 0;
