@@ -1,7 +1,8 @@
 // The control-plane window offscreen on a real config: its panels show the
 // config's edges and, once the engine runs, every shard, chart points and a
 // live event log; a refused drop says why in the status bar; the layout can
-// be reset.
+// be reset; the highlight thresholds re-highlight the routing table, are
+// counted in the status bar, undo and persist.
 #include "core/engine/sim/cluster_config.h"
 #include "ui/charts/chart_panel.h"
 #include "ui/charts/time_series_chart.h"
@@ -13,17 +14,20 @@
 #include "ui/models/routing_table_model.h"
 #include "ui/models/shard_map_model.h"
 #include "ui/panels/control_panel.h"
+#include "ui/panels/highlight_thresholds.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -72,6 +76,7 @@ private Q_SLOTS:
 
         QTRY_VERIFY_WITH_TIMEOUT(window.trainingChart().rawPointCount("acc global") >= 2, 60000);
         QVERIFY(window.trainingChart().seriesNames().size() >= 3);
+        QVERIFY(window.runProgress()->isHidden()); // a run until stopped has no end to show
         QTRY_VERIFY_WITH_TIMEOUT(window.bandwidthChart().rawPointCount("into center") >= 1, 60000);
         // The partitioned region is drawn as such in the topology.
         const QPen partitioned = window.topology().linkPen(4, 0);
@@ -96,6 +101,26 @@ private Q_SLOTS:
         // set: 33 s on the idle 2-core VM, 47 s beside another test.
         QTRY_VERIFY_WITH_TIMEOUT(window.session().state() == ClusterSession::State::Finished, 90000);
         window.close();
+    }
+
+    // Issue 18 §1: a run with a step budget shows the share done and an ETA
+    // in the status bar while it runs, and ends full.
+    void aBudgetedRunShowsItsShareDoneAndEta() {
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                                      "/tiny_cluster.json");
+        ControlPlaneWindow window(config, "tiny_cluster.json");
+        window.setBudget(40, 0);
+        QStringList formats;
+        // Connected after the window's own slot, so it sees what that slot set.
+        connect(&window.session(), &ClusterSource::progress, this, [&] {
+            if (!window.runProgress()->isHidden())
+                formats << window.runProgress()->format();
+        });
+        QVERIFY(window.runProgress()->isHidden());
+        window.start();
+        QTRY_VERIFY_WITH_TIMEOUT(window.session().state() == ClusterSession::State::Finished, 120000);
+        QVERIFY2(!formats.filter("ETA").isEmpty(), qPrintable(formats.join(" | ")));
+        QVERIFY2(window.runProgress()->value() >= 990, qPrintable(QString::number(window.runProgress()->value())));
     }
 
     // Issue 14 item 4 on the shipped default (3 × 8, 12.5 % each, ap-7 behind
@@ -203,6 +228,111 @@ private Q_SLOTS:
         QCOMPARE(window.eventLogProxy().rowCount(), 2);
         QCOMPARE(topo.selection().kind, TopologySelection::None);
         window.close();
+    }
+
+    // Issue 18 §4 on a known routing table fed through the engine's path:
+    // each threshold edit changes the highlighted rows and the status bar's
+    // count at once; Edit → Undo restores them, Redo reapplies; the next
+    // window opens with the thresholds left. Settings of its own, emptied
+    // before and after.
+    void highlightThresholdsRehighlightTheRoutingTable() {
+        const QString organization = QCoreApplication::organizationName();
+        QCoreApplication::setOrganizationName("SynapticHighlightWindowTest");
+        QSettings().clear();
+        const auto config = engine::loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() +
+                                                      "/tiny_cluster.json");
+        {
+            ControlPlaneWindow window(config, "tiny_cluster.json");
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            engine::ShardPlan plan;
+            plan.totalParameters = 400;
+            for (int s = 0; s < 4; ++s)
+                plan.shards.push_back({s, "fc1", s * 10, s * 10 + 10, 100});
+            plan.owner = {{0, 1, 2, 0}, {3, 4, 5, 3}};
+            engine::RoutingTable table(plan, engine::PlanTopology{{3, 3}});
+            table.setParameterDrift(0, 0.9);
+            table.setParameterDrift(1, 0.3);
+            table.setOwnerVersion(1, 0, 3, 1.0); // eu's edges 3 versions behind on shard 1
+            table.setOwnerVersion(2, 1, 6, 1.0); // us's edges 6 behind on shard 2
+            window.ingestRouting(table.snapshot());
+
+            const RoutingTableModel &model = window.routingTable();
+            auto rowsPast = [&](int flag) {
+                QList<int> rows;
+                for (int r = 0; r < model.rowCount(); ++r)
+                    if (model.index(r, 0).data(RoutingTableModel::HighlightRole).toInt() & flag)
+                        rows << r;
+                return rows;
+            };
+            const int drift = RoutingTableModel::PastDrift, lag = RoutingTableModel::PastLag;
+            QLabel *status = window.highlightStatus();
+            QVERIFY(status->isVisible());
+            QCOMPARE(rowsPast(drift), QList<int>{0});
+            QCOMPARE(rowsPast(lag), QList<int>{2});
+            QCOMPARE(status->text(), QString("1 row past drift 0.5, 1 past lag 4"));
+
+            HighlightThresholds *h = window.controls().highlights();
+            h->driftBox()->setValue(0.25);
+            QCOMPARE(rowsPast(drift), (QList<int>{0, 1}));
+            QCOMPARE(status->text(), QString("2 rows past drift 0.25, 1 past lag 4"));
+            QVERIFY(model.index(1, RoutingTableModel::Drift).data(Qt::BackgroundRole).isValid());
+            QVERIFY2(model.index(1, RoutingTableModel::Drift)
+                         .data(Qt::ToolTipRole)
+                         .toString()
+                         .contains("above the drift threshold 0.25"),
+                     qPrintable(model.index(1, RoutingTableModel::Drift).data(Qt::ToolTipRole).toString()));
+            QVERIFY(window.routingProxy()
+                        .headerData(RoutingTableModel::Drift, Qt::Horizontal, Qt::ToolTipRole)
+                        .toString()
+                        .contains("0.25"));
+            h->lagBox()->setValue(2);
+            QCOMPARE(rowsPast(lag), (QList<int>{1, 2}));
+            QCOMPARE(status->text(), QString("2 rows past drift 0.25, 2 past lag 2"));
+
+            // Edit → Undo / Redo: the same stack as the engine's knobs.
+            QAction *undo = nullptr, *redo = nullptr;
+            for (auto *a : window.findChildren<QAction *>()) {
+                if (a->text().startsWith("&Undo"))
+                    undo = a;
+                if (a->text().startsWith("&Redo"))
+                    redo = a;
+            }
+            QVERIFY(undo && redo);
+            undo->trigger();
+            QCOMPARE(h->lagThreshold(), 4);
+            QCOMPARE(rowsPast(lag), QList<int>{2});
+            QCOMPARE(status->text(), QString("2 rows past drift 0.25, 1 past lag 4"));
+            undo->trigger();
+            QCOMPARE(h->driftThreshold(), 0.5);
+            QCOMPARE(rowsPast(drift), QList<int>{0});
+            QVERIFY(!model.index(1, RoutingTableModel::Drift).data(Qt::BackgroundRole).isValid());
+            QCOMPARE(status->text(), QString("1 row past drift 0.5, 1 past lag 4"));
+            redo->trigger();
+            QCOMPARE(rowsPast(drift), (QList<int>{0, 1}));
+            QCOMPARE(status->text(), QString("2 rows past drift 0.25, 1 past lag 4"));
+
+            // The table changing changes the count.
+            table.setParameterDrift(3, 0.4);
+            table.setCachedVersion(2, 3, 6);
+            table.setCachedVersion(2, 4, 6);
+            table.setCachedVersion(2, 5, 6); // us catches up on shard 2
+            window.ingestRouting(table.snapshot());
+            QCOMPARE(rowsPast(drift), (QList<int>{0, 1, 3}));
+            QCOMPARE(rowsPast(lag), QList<int>{});
+            QCOMPARE(status->text(), QString("3 rows past drift 0.25, 0 past lag 4"));
+            window.close();
+        }
+        {
+            // A new window (the next start) opens with the thresholds left.
+            ControlPlaneWindow window(config, "tiny_cluster.json");
+            QCOMPARE(window.controls().highlights()->driftThreshold(), 0.25);
+            QCOMPARE(window.routingTable().driftThreshold(), 0.25);
+            QCOMPARE(window.routingTable().lagThreshold(), 4);
+            QCOMPARE(window.highlightStatus()->text(), QString("0 rows past drift 0.25, 0 past lag 4"));
+        }
+        QSettings().clear();
+        QCoreApplication::setOrganizationName(organization);
     }
 
     void openConfigAndNewCluster() {

@@ -11,6 +11,7 @@
 #include "telemetry/chart_feeder.h"
 #include "topology/topology_geography.h"
 #include "topology/topology_view.h"
+#include "views/shard_map_panel.h"
 
 #include <QFileInfo>
 #include <QMenu>
@@ -33,11 +34,10 @@ void ControlPlaneWindow::enterReplay(ReplayRecording recording) {
     m_runToolbar->setEnabled(false);
     for (auto *a : m_runMenu->actions())
         a->setEnabled(false);
-    m_controls->setEnabled(false);
+    m_controls->setCommandsEnabled(false); // the highlight thresholds stay: they change only the view
     m_faults->setEnabled(false);
     m_serving->setControlsEnabled(false);
-    m_shardView->setDragEnabled(false);
-    m_shardView->setAcceptDrops(false);
+    m_shardPanel->setMovesEnabled(false);
 
     QString problems;
     for (const auto &p : recording.problems)

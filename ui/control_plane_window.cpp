@@ -11,6 +11,7 @@
 #include "telemetry/chart_feeder.h"
 #include "topology/topology_geography.h"
 #include "topology/topology_view.h"
+#include "views/shard_map_panel.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -26,6 +27,7 @@
 #include <QStatusBar>
 #include <QStringListModel>
 #include <QTableView>
+#include <QProgressBar>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -77,7 +79,8 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     : QMainWindow(parent), m_config(config), m_configName(configName), m_session(source),
       m_embedded(qobject_cast<ClusterSession *>(source)), m_shardMap(new ShardMapModel(this)), m_routing(new RoutingTableModel(this)),
       m_routingProxy(new QSortFilterProxyModel(this)), m_log(new QStringListModel(this)),
-      m_logProxy(new QSortFilterProxyModel(this)), m_topology(new TopologyView), m_progress(new QLabel) {
+      m_logProxy(new QSortFilterProxyModel(this)), m_topology(new TopologyView), m_progress(new QLabel),
+      m_runProgress(new QProgressBar) {
     m_session->setParent(this);
     setObjectName("controlPlane");
     setWindowTitle(tr("Synaptic — %1 (%2)").arg(configName, QString::fromStdString(config.strategy)));
@@ -104,8 +107,13 @@ ControlPlaneWindow::ControlPlaneWindow(const engine::ClusterConfig &config, cons
     buildDocks();
     buildMenus();
     buildPlannerBounds();
+    buildHighlights();
     statusBar()->addPermanentWidget(m_progress);
     m_progress->setText(tr("idle"));
+    m_runProgress->setRange(0, 1000);
+    m_runProgress->setMaximumWidth(220);
+    m_runProgress->setVisible(false);
+    statusBar()->addPermanentWidget(m_runProgress);
 
     connectSource();
     applySourceLimits();
@@ -176,23 +184,9 @@ void ControlPlaneWindow::buildCharts() {
 }
 
 void ControlPlaneWindow::buildDocks() {
-    m_shardView = new QTreeView;
-    m_shardView->setModel(m_shardMap);
-    m_shardView->setHeaderHidden(true);
-    // 64 edges own ~16,000 chips: uniform rows let a move re-lay out the tree
-    // without asking every item for its size.
-    m_shardView->setUniformRowHeights(true);
-    m_shardView->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_shardView->setDragDropMode(QAbstractItemView::DragDrop);
-    m_shardView->setDefaultDropAction(Qt::MoveAction);
-    m_shardView->setDropIndicatorShown(true);
-    // Expand the edges only: expandAll() would also keep a persistent index per
-    // shard chip, and every row move would walk all of them.
-    connect(m_shardMap, &QAbstractItemModel::modelReset, m_shardView, [this] { m_shardView->expandToDepth(0); });
-    m_shardView->setToolTip(tr("Drag shards (Ctrl/Shift for several) onto another edge of the same region to move "
-                               "their ownership"));
-    m_shardView->setMinimumWidth(300);
-    auto *shardDock = dock(this, tr("Shard map"), "shardMapDock", m_shardView);
+    // Issue 18 §2: chips sized by parameters at a glance, the tree one tab away.
+    m_shardPanel = new ShardMapPanel(m_shardMap);
+    auto *shardDock = dock(this, tr("Shard map"), "shardMapDock", m_shardPanel);
     addDockWidget(Qt::LeftDockWidgetArea, shardDock);
 
     QStringList nodes = m_edgeNames;

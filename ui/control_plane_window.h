@@ -25,6 +25,7 @@ class QSortFilterProxyModel;
 class QStringListModel;
 class QTableView;
 class QTreeView;
+class QProgressBar;
 
 namespace synaptic::ui {
 
@@ -38,6 +39,7 @@ class HotUpdateWindow;
 class ServingPanel;
 class RoutingTableModel;
 class ShardMapModel;
+class ShardMapPanel;
 class TimeSeriesChart;
 class TopologyView;
 struct TopologySelection;
@@ -90,7 +92,13 @@ public:
     // with a question box; `ask` runs it and returns the button pressed
     // (default: exec()), so tests answer without a modal loop.
     QLabel *plannerStatus() const { return m_plannerStatus; }
+    // The run's position: strategy, virtual time, samples trained, accuracy.
+    QLabel *progressLabel() const { return m_progress; }
+    QProgressBar *runProgress() const { return m_runProgress; }
     using ConfirmDialogHook = std::function<int(QMessageBox &box)>;
+    // Issue 18 §4: the status bar's permanent label counting the routing
+    // table's rows past the drift and lag thresholds (Controls → Highlights).
+    QLabel *highlightStatus() const { return m_highlightStatus; }
     void setConfirmDialogHook(ConfirmDialogHook ask) { m_askConfirm = std::move(ask); }
 
     // Restores a dock arrangement written by saveLayout(); returns why not
@@ -168,6 +176,8 @@ private:
     void buildRecordControls(QToolBar *toolbar);
     void buildPlannerBounds();
     void updatePlannerStatus();
+    void buildHighlights();
+    void updateHighlightStatus();
     bool confirmMove(const QString &question);
     void updateRecordingStatus();
     void enterReplay(ReplayRecording recording);
@@ -206,7 +216,7 @@ private:
     ServingPanel *m_serving = nullptr;
     QList<ChartPanel *> m_chartPanels;
     std::unique_ptr<ChartFeeder> m_feeder;
-    QTreeView *m_shardView = nullptr;
+    ShardMapPanel *m_shardPanel = nullptr;
     ControlPanel *m_controls = nullptr;
     FaultPanel *m_faults = nullptr;
     QTableView *m_routingView = nullptr;
@@ -214,9 +224,11 @@ private:
     QLineEdit *m_logFilter = nullptr;
     QLabel *m_progress;
     QLabel *m_plannerStatus = nullptr;
+    QLabel *m_highlightStatus = nullptr;
     ConfirmDialogHook m_askConfirm;
     QByteArray m_defaultState;
     QElapsedTimer m_wall;           // since start(): the charts' wall-time axis
+    QProgressBar *m_runProgress;    // the share of the run's budget done, with an ETA (hidden without a budget)
     double m_virtualTime = 0;
     quint64 m_samples = 0;
     double m_globalAccuracy = 0;

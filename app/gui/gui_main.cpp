@@ -151,9 +151,23 @@ int main(int argc, char **argv) {
         }
         dock->raise();
     }
+    // A picture of one dock (README's shard map): floated, so it has the room.
+    QWidget *shot = window.get();
+    if (!options.screenshotDock.isEmpty()) {
+        auto *dock = window->findChild<QDockWidget *>(options.screenshotDock);
+        if (!dock) {
+            std::fprintf(stderr, "synaptic: error: --screenshot-dock: no dock named %s\n",
+                         qPrintable(options.screenshotDock));
+            return 2;
+        }
+        dock->setFloating(true);
+        dock->resize(960, 720);
+        dock->show();
+        shot = dock;
+    }
     if (!options.screenshotPath.isEmpty()) {
-        QTimer::singleShot(int(options.screenshotAfterSeconds * 1000), window.get(), [&] {
-            const bool ok = window->grab().save(options.screenshotPath);
+        QTimer::singleShot(int(options.screenshotAfterSeconds * 1000), window.get(), [&, shot] {
+            const bool ok = shot->grab().save(options.screenshotPath);
             std::fprintf(ok ? stdout : stderr, ok ? "screenshot saved to %s\n" : "cannot save screenshot to %s\n",
                          qPrintable(options.screenshotPath));
             window->close();

@@ -55,6 +55,8 @@ void addGuiOptions(QCommandLineParser &p) {
         {"screenshot", "Save a PNG of the window after --after seconds, then exit.", "FILE"},
         {"after", "Seconds before --screenshot (default 5).", "SECONDS"},
         {"show", "Raise this dock (object name, e.g. servingDock, inferenceChartDock); repeatable.", "DOCK"},
+        {"screenshot-dock", "With --screenshot: picture only this dock (e.g. shardMapDock), floated at 960 x 720.",
+         "DOCK"},
         {"record", "Record the session to FILE (replay it with --replay or synaptic-node info/export).", "FILE"},
         {"replay", "Replay a recording instead of running a cluster.", "FILE"},
         {"run", "With --replay: which run of the recording (default 0).", "N"},
@@ -154,6 +156,7 @@ GuiOptions readGuiOptions(const QCommandLineParser &p) {
     o.autostart = !p.isSet("no-autostart");
     o.screenshotPath = p.value("screenshot");
     o.showDocks = p.values("show");
+    o.screenshotDock = p.value("screenshot-dock");
     if (p.isSet("after")) o.screenshotAfterSeconds = real(p, "after", 0.0, 86400.0);
     o.recordPath = p.value("record");
     o.replayPath = p.value("replay");

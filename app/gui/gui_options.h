@@ -31,6 +31,7 @@ struct GuiOptions {
     bool autostart = true;
     QString screenshotPath;
     QStringList showDocks;  // --show DOCK: raise these docks (scripted screenshots)
+    QString screenshotDock; // --screenshot-dock DOCK: picture only this dock, floated
     double screenshotAfterSeconds = 5;
     QString recordPath;   // --record FILE
     QString replayPath;   // --replay FILE: replay instead of running

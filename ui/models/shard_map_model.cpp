@@ -193,6 +193,7 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
         case HeldShareRole: return held;
         case OutOfBoundsRole: return outOfBounds(e);
         case EdgeModeRole: return m_edgeMode[e];
+        case EdgeNameRole: return m_edgeNames[e];
         default: return {};
         }
     }
@@ -220,6 +221,13 @@ QVariant ShardMapModel::data(const QModelIndex &index, int role) const {
     case ShardIdRole: return shard;
     case ParametersRole: return qlonglong(m_snapshot->rows[std::size_t(shard)]->shard.parameters);
     case InFlightRole: return inFlight;
+    case LayerRole: return QString::fromStdString(m_snapshot->rows[std::size_t(shard)]->shard.layer);
+    case VersionRole: {
+        const auto &versions = m_snapshot->rows[std::size_t(shard)]->ownerVersion;
+        const int region = m_regionOfEdge.value(e);
+        return region >= 0 && std::size_t(region) < versions.size() ? QVariant(quint64(versions[std::size_t(region)]))
+                                                                    : QVariant();
+    }
     default: return {};
     }
 }

@@ -37,6 +37,9 @@ public:
     static constexpr int ShareRole = Qt::UserRole + 4;       // edges: fraction of all parameters owned (double)
     static constexpr int OutOfBoundsRole = Qt::UserRole + 5; // edges: the share is outside the planner's bounds
     static constexpr int HeldShareRole = Qt::UserRole + 6;   // edges: share of the embedding rows held (double; -1: none)
+    static constexpr int LayerRole = Qt::UserRole + 7;       // shard items: the layer's name
+    static constexpr int VersionRole = Qt::UserRole + 8;     // shard items: version at its owner (quint64)
+    static constexpr int EdgeNameRole = Qt::UserRole + 9;    // edge items: the edge's name alone
     static inline const QString kMimeType = QStringLiteral("application/x-synaptic-shards");
 
     explicit ShardMapModel(QObject *parent = nullptr);
@@ -86,6 +89,8 @@ public:
     // One line per edge outside the bounds, e.g. "eu-0 owns 17.2 %, over the 15 % maximum".
     QStringList boundProblems() const;
     QString boundsText() const; // "5–15 %"
+    double minShare() const { return m_minShare; } // 0 until bounds are set
+    double maxShare() const { return m_maxShare; } // 1 until bounds are set
 
 Q_SIGNALS:
     void moveRequested(const synaptic::engine::SimCommand &command);
