@@ -292,12 +292,13 @@ void ControlPlaneWindow::updateProgress() {
     // Issue 18 §1: the share of the budget done and an ETA, as the CLI
     // shows them; only for a run with a known end that is under way.
     const double fraction = m_replay ? -1 : m_session->budgetFraction(m_virtualTime, m_samples);
-    m_runProgress->setVisible(fraction >= 0 && m_wall.isValid());
-    if (!m_runProgress->isVisible())
+    const bool show = fraction >= 0 && m_wall.isValid();
+    m_runProgress->setVisible(show);
+    if (!show)
         return;
     const double done = std::clamp(fraction, 0.0, 1.0);
     m_runProgress->setValue(int(done * 1000));
-    const double elapsed = m_wall.elapsed() / 1e3;
+    const double elapsed = double(m_runningMs + (m_runningSince.isValid() ? m_runningSince.elapsed() : 0)) / 1e3;
     const QString eta = done >= 0.02 && done < 1
                             ? tr(" · ETA %1").arg(QString::fromStdString(engine::formatDuration(elapsed * (1 - done) / done)))
                             : QString();
@@ -306,6 +307,14 @@ void ControlPlaneWindow::updateProgress() {
 
 void ControlPlaneWindow::onState(ClusterSource::State state) {
     static const char *names[] = {"idle", "loading data", "running", "paused", "finished", "failed"};
+    // The ETA's clock runs only while the cluster does.
+    if (state == ClusterSource::State::Running) {
+        if (!m_runningSince.isValid())
+            m_runningSince.start();
+    } else if (m_runningSince.isValid()) {
+        m_runningMs += m_runningSince.elapsed();
+        m_runningSince.invalidate();
+    }
     // A remote source's Loading is its connection being made; its own
     // statusMessage() says to where.
     if (!m_embedded && state == ClusterSource::State::Loading)

@@ -311,6 +311,8 @@ void ControlPlaneWindow::start() {
     m_linkInterval = -1;
     m_linkRates.clear();
     m_wall.start();
+    m_runningMs = 0;
+    m_runningSince.invalidate();
     m_session->start();
 }
 

@@ -229,6 +229,9 @@ private:
     QByteArray m_defaultState;
     QElapsedTimer m_wall;           // since start(): the charts' wall-time axis
     QProgressBar *m_runProgress;    // the share of the run's budget done, with an ETA (hidden without a budget)
+    // Wall time spent Running (pauses and loading left out): the ETA's clock.
+    qint64 m_runningMs = 0;
+    QElapsedTimer m_runningSince;
     double m_virtualTime = 0;
     quint64 m_samples = 0;
     double m_globalAccuracy = 0;

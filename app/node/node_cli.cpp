@@ -466,7 +466,7 @@ NodeCommand parseNodeCommand(const std::vector<std::string> &args) {
     std::vector<std::string> rest;
     bool quiet = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        if (i > 0 && args[i] == "--quiet")
+        if (args[i] == "--quiet") // before or after the subcommand
             quiet = true;
         else
             rest.push_back(args[i]);

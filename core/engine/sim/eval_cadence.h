@@ -8,8 +8,9 @@ namespace synaptic::engine {
 // How often a run evaluates its model when nobody says (issue 18 §3). By
 // samples, not virtual seconds: the config's evaluation.every_seconds (10)
 // is longer than a default run, so a headless recording charted nothing but
-// its final point. The app and `synaptic-node sim` share these, so a
-// headless recording replays with a chart like one made in the app.
+// its final point. The app evaluates every kDefaultEvalEverySamples (its
+// runs usually go on until stopped); `synaptic-node sim` about
+// kDefaultEvalPointsPerRun times over its step budget.
 
 // A run without a step budget (the app's, until stopped; a virtual-time
 // budget): every 7,680 samples the whole cluster trained (120 batches of 64).
