@@ -29,7 +29,7 @@ double plainLoopSamplesPerSecond(const engine::TensorSet &train, int batch, doub
         for (auto &g : optimizer.param_groups())
             static_cast<torch::optim::AdamOptions &>(g.options()).lr(stepLr);
         const auto idx = order.slice(0, s, std::min(n, s + batch));
-        const auto x = train.images.index_select(0, idx);
+        const auto x = train.inputs.index_select(0, idx);
         const auto y = train.labels.index_select(0, idx);
         optimizer.zero_grad();
         const auto out = model->forward(x);

@@ -33,6 +33,7 @@
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
+#include "core/engine/tasks/task_registry.h"
 #include "core/engine/tensor_data.h"
 #include "core/engine/train_report.h"
 #include "core/engine/trainer.h"
@@ -345,6 +346,13 @@ int main(int argc, char **argv) {
         if (!o.from.empty())
             return judgeStored(o);
         const auto config = engine::loadClusterConfig(o.run.configPath);
+        // Its goals, scenarios and plain-loop baseline are Fashion-MNIST's.
+        if (config.task != engine::kDefaultTask) {
+            std::fprintf(stderr, "strategies: %s: task \"%s\": this benchmark measures %s (run other tasks with "
+                                 "synaptic-node sim --compare)\n",
+                         o.run.configPath.c_str(), config.task.c_str(), engine::kDefaultTask);
+            return 2;
+        }
         at::set_num_threads(engine::resolveThreadCount(o.run.threads));
         // A run: one strategy at one seed and codec point.
         bench::BenchProgress progress("strategies", o.quiet,

@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
     // so that machine drift hits both equally.
     progress.next("warm-up");
     { engine::TrainConfig w = cfg; w.subset = 2048; engine::Trainer(w).run(); }
-    plainLoopSamplesPerSecond(engine::TensorSet{train.images.slice(0, 0, 2048), train.labels.slice(0, 0, 2048)},
+    plainLoopSamplesPerSecond(engine::sliceSamples(train, 0, 2048),
                               o.batch, cfg.learningRate, cfg.exitWeight, 1);
     std::vector<double> engineRuns, plainRuns, ratios;
     for (int r = 0; r < o.rounds; ++r) {

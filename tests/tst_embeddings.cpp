@@ -545,14 +545,14 @@ private Q_SLOTS:
     void theRegistryRefusesALayoutThatDoesNotMatchItsModel() {
         TaskRegistry r;
         auto spec = TaskRegistry::builtIn().find("langid");
-        spec.layout[0].rows = 1 << 16; // the model has 2^20 rows
+        spec.layout[0].rows = 1 << 20; // the model has 2^16 rows
         try {
             r.add(spec);
             QFAIL("a wrong layout must be refused");
         } catch (const ConfigError &e) {
             const std::string what = e.what();
-            QVERIFY2(what.find("task 'langid'") != std::string::npos && what.find("65536") != std::string::npos &&
-                         what.find("1048576") != std::string::npos,
+            QVERIFY2(what.find("task 'langid'") != std::string::npos && what.find("1048576") != std::string::npos &&
+                         what.find("65536") != std::string::npos,
                      e.what());
         }
         auto missing = TaskRegistry::builtIn().find("fashion-mnist");

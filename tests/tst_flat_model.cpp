@@ -2,6 +2,8 @@
 // contiguous ranges of the shard order and agree with ShardTensors' view of
 // the same rows, so a shard moves with one tensor operation.
 #include "core/engine/model.h"
+#include "core/engine/tasks/fashion_task.h"
+#include "core/engine/tasks/langid_task.h"
 #include "core/engine/synapse/flat_model.h"
 #include "core/engine/synapse/model_layout.h"
 #include "core/engine/synapse/shard_tensors.h"
@@ -12,6 +14,10 @@
 #include <QTest>
 
 using namespace synaptic::engine;
+
+namespace {
+SynapticNet &net(FlatModel &flat) { return *flat.task().splitNet(); }
+} // namespace
 
 class TestFlatModel : public QObject {
     Q_OBJECT
@@ -27,9 +33,9 @@ private Q_SLOTS:
 
     void shardsAgreeWithShardTensors() {
         torch::manual_seed(3);
-        FlatModel flat(m_plan, m_layers, "cpu");
-        ShardTensors view(*flat.net(), m_layers);
-        QCOMPARE(flat.size(), parameterCount(*flat.net()));
+        FlatModel flat(makeFashionTaskModel(), m_plan, m_layers, "cpu");
+        ShardTensors view(flat.module(), m_layers);
+        QCOMPARE(flat.size(), parameterCount(flat.module()));
         QCOMPARE(flat.shardCount(), int(m_plan.shards.size()));
         const auto all = flat.values();
         for (const auto &shard : m_plan.shards) {
@@ -41,17 +47,17 @@ private Q_SLOTS:
 
     void setValuesRoundTripsAndWritesTheModule() {
         torch::manual_seed(3);
-        FlatModel a(m_plan, m_layers, "cpu");
+        FlatModel a(makeFashionTaskModel(), m_plan, m_layers, "cpu");
         torch::manual_seed(4);
-        FlatModel b(m_plan, m_layers, "cpu");
+        FlatModel b(makeFashionTaskModel(), m_plan, m_layers, "cpu");
         QVERIFY(!torch::equal(a.values(), b.values()));
         b.setValues(a.values());
         QVERIFY(torch::equal(a.values(), b.values()));
         // The module itself computes with the new values.
         const auto x = torch::randn({2, 1, 28, 28});
-        a.net()->eval();
-        b.net()->eval();
-        QVERIFY(torch::allclose(a.net()->forward(x).logits, b.net()->forward(x).logits));
+        net(a)->eval();
+        net(b)->eval();
+        QVERIFY(torch::allclose(net(a)->forward(x).logits, net(b)->forward(x).logits));
 
         const auto shard = m_plan.shards[5];
         b.setShardValues(shard.id, torch::full({shard.parameters}, 0.25f));
@@ -62,13 +68,13 @@ private Q_SLOTS:
 
     void backwardFillsTheFlatGradients() {
         torch::manual_seed(3);
-        FlatModel flat(m_plan, m_layers, "cpu");
-        ShardTensors view(*flat.net(), m_layers);
+        FlatModel flat(makeFashionTaskModel(), m_plan, m_layers, "cpu");
+        ShardTensors view(flat.module(), m_layers);
         const auto x = torch::randn({8, 1, 28, 28});
         const auto y = torch::randint(0, 10, {8}, torch::kInt64);
         for (int round = 0; round < 2; ++round) { // a second backward must not accumulate on the first
             flat.zeroGradients();
-            torch::nn::functional::cross_entropy(flat.net()->forward(x).logits, y).backward();
+            torch::nn::functional::cross_entropy(net(flat)->forward(x).logits, y).backward();
         }
         const auto grads = flat.gradients();
         QVERIFY(grads.abs().sum().item<double>() > 0);
@@ -78,12 +84,29 @@ private Q_SLOTS:
     }
 
     void buffersRoundTrip() {
-        FlatModel flat(m_plan, m_layers, "cpu");
+        FlatModel flat(makeFashionTaskModel(), m_plan, m_layers, "cpu");
         const auto b = flat.buffers();
         // Running mean and var of every batch-norm: bn1, squeeze_bn, expand_bn, bn2.
         QCOMPARE(b.numel(), std::int64_t(2 * (32 + 4 + 32 + 64)));
         flat.setBuffers(torch::full_like(b, 2.f));
         QVERIFY(torch::equal(flat.buffers(), torch::full_like(b, 2.f)));
+    }
+
+    // A task without batch-norm (langid's table and head) has no buffers:
+    // an empty tensor that round-trips, and its rows shard like any layer.
+    void aModelWithoutBuffersHasAnEmptyBufferTensor() {
+        const LangIdShape shape{1 << 10, 8, 12};
+        LangIdNet probe(shape, /*sparse=*/false);
+        const auto layers = layoutOf(*probe);
+        const auto plan = planShards(layers, PlanTopology{{4}});
+        FlatModel flat(makeLangIdTaskModel(shape), plan, layers, "cpu");
+        QCOMPARE(flat.size(), std::int64_t((1 << 10) * 8 + 12 * 9));
+        QCOMPARE(flat.buffers().numel(), std::int64_t(0));
+        flat.setBuffers(flat.buffers());
+        QVERIFY(flat.task().splitNet() == nullptr);
+        const auto values = flat.values();
+        flat.setValues(values);
+        QVERIFY(torch::equal(flat.values(), values));
     }
 
     void checksumSeesEveryBit() {

@@ -136,7 +136,7 @@ private Q_SLOTS:
     void splitEqualsWholeModel() {
         m_model->eval();
         torch::NoGradGuard noGrad;
-        const auto x = m_test.images.slice(0, 0, 256);
+        const auto x = m_test.inputs.slice(0, 0, 256);
         const ModelOutput whole = m_model->forward(x);
         const EdgeOutput edge = m_model->forwardEdge(x);
         QCOMPARE(edge.features.sizes().vec(), (std::vector<std::int64_t>{256, 4, 7, 7}));
@@ -556,7 +556,7 @@ private Q_SLOTS:
         m_model->eval();
         other->eval();
         torch::NoGradGuard noGrad;
-        const auto x = m_test.images.slice(0, 0, 64);
+        const auto x = m_test.inputs.slice(0, 0, 64);
         QVERIFY(torch::equal(m_model->forward(x).logits, other->forward(x).logits));
         QVERIFY(torch::equal(m_model->forward(x).exitLogits, other->forward(x).exitLogits));
         QVERIFY(!QFile::exists(QString::fromStdString(path) + ".tmp-" + QString::number(QCoreApplication::applicationPid())));

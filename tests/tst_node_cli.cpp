@@ -113,18 +113,18 @@ private Q_SLOTS:
         QTest::newRow("sim unknown task") << QStringList{"sim", "--config", tiny, "--task", "imagenet"} << 2
                                           << "unknown task 'imagenet' (known: fashion-mnist, langid)";
         QTest::newRow("langid with record") << QStringList{"sim", "--config", tiny, "--task", "langid", "--record", "r.syn"}
-                                            << 2 << "--record: is not available with --task langid";
+                                            << 2 << "--record: is not taken by the hot-update scenario (--task langid without --strategy or --compare)";
         const QString tinyLangId = qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_langid_cluster.json";
         QTest::newRow("config chooses langid")
-            << QStringList{"sim", "--config", tinyLangId, "--strategy", "synaptic"} << 2
-            << "--strategy/--compare: is not available with a config whose task is langid";
+            << QStringList{"sim", "--config", tinyLangId, "--steps", "5"} << 2
+            << "--steps: is not taken by the hot-update scenario (a config whose task is langid without --strategy";
         QTest::newRow("serve a langid config") << QStringList{"serve", "--config", tinyLangId} << 2
                                                << "task: serve runs the fashion-mnist task";
         QTest::newRow("config's langid without fortunes")
             << QStringList{"sim", "--config", tinyLangId, "--data", "/nonexistent/fortunes"} << 1
             << "/nonexistent/fortunes: no such folder";
         QTest::newRow("hot updates off without langid") << QStringList{"sim", "--config", tiny, "--no-hot-updates"} << 2
-                                                        << "--no-hot-updates: applies to --task langid only";
+                                                        << "--no-hot-updates: applies to the hot-update scenario only";
         QTest::newRow("langid without fortunes")
             << QStringList{"sim", "--config", tiny, "--task", "langid", "--data", "/nonexistent/fortunes"} << 1
             << "/nonexistent/fortunes: no such folder";
@@ -215,6 +215,41 @@ private Q_SLOTS:
         QVERIFY(o["bytes"].toObject()["owner_to_owner"].toDouble() > 0);
         QCOMPARE(o["lag_violations"].toInt(), 0);
         QVERIFY(o["evals"].toArray().size() > 3);
+    }
+
+    // Issue 16 §1 from the command line: the config chooses langid, --strategy
+    // runs it on a training strategy (not the hot-update scenario).
+    void simLangIdOnAStrategy() {
+        QTemporaryDir dir;
+        const QString report = dir.filePath("langid-ps.json");
+        const Result r = runNode({"sim", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") +
+                                  "/tiny_langid_cluster.json", "--strategy", "param_server", "--steps", "3",
+                                  "--threads", "2", "--report", report});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("param_server") && !r.out.contains("hot updates"), qPrintable(r.out));
+        QFile f(report);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray strategies = QJsonDocument::fromJson(f.readAll()).object()["strategies"].toArray();
+        QCOMPARE(strategies.size(), 1);
+        const QJsonObject s = strategies[0].toObject();
+        QCOMPARE(s["task"].toString(), QString("langid"));
+        QCOMPARE(s["samples"].toInt(), 6 * 3 * 32);
+        QVERIFY(s["final_accuracy"].toDouble() > 0);
+    }
+
+    // The live processes train Fashion-MNIST only: a langid config is refused
+    // by name before anything listens.
+    void liveCenterRefusesLangId() {
+        QTemporaryDir dir;
+        QFile token(dir.filePath("token"));
+        QVERIFY(token.open(QIODevice::WriteOnly));
+        token.write("test-token-0123456789\n");
+        token.close();
+        const Result r = runNode({"center", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") +
+                                  "/tiny_langid_cluster.json", "--insecure", "--token-file", token.fileName(),
+                                  "--listen", "127.0.0.1:0"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("task: \"langid\" runs only in the simulator"), qPrintable(r.err));
     }
 
     void version() {

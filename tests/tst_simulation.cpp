@@ -13,6 +13,7 @@
 #include "events_of.h"
 
 #include <ATen/Parallel.h>
+#include <torch/types.h>
 
 #include <QTest>
 

@@ -427,7 +427,7 @@ private Q_SLOTS:
         config.dataDir = {};
         static const SimData data = [&] {
             auto d = loadSimData(config, "cpu");
-            d.train = TensorSet{d.train.images.slice(0, 0, 6000), d.train.labels.slice(0, 0, 6000)};
+            d.train = sliceSamples(d.train, 0, 6000);
             d.trainLabels.resize(6000);
             return d;
         }();

@@ -1,6 +1,7 @@
 #include "cluster_session.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
 #include "core/session/session_recorder.h"
@@ -60,11 +61,9 @@ void ClusterSession::start() {
         // Engine thread: load data, build the cluster, run. Nothing here
         // touches QObjects; the GUI learns everything through the queue.
         try {
-            const std::string dir = data::resolveDataDir(config.dataDir);
-            const auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
-            const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
-            const auto train = engine::toTensors(trainSet, "cpu");
-            const auto test = engine::toTensors(testSet, "cpu");
+            // The config's task's own loader (Fashion-MNIST's IDX files, or
+            // the fortune files for a langid run opened from a recording).
+            const engine::SimData data = engine::loadSimData(config, "cpu");
             engine::SimOptions o;
             o.stepsPerEdge = steps;
             o.virtualSeconds = seconds > 0 ? seconds : (steps == 0 ? 1e12 : 0);
@@ -72,7 +71,7 @@ void ClusterSession::start() {
             o.evalEverySamples = evalEvery;
             o.queue = &m_queue;
             o.observer = [this](const engine::SimEvent &e) { recordEvent(e); };
-            auto sim = std::make_shared<engine::Simulation>(config, train, trainSet.labels, test, o);
+            auto sim = std::make_shared<engine::Simulation>(config, data.train, data.trainLabels, data.test, o);
             {
                 std::lock_guard lock(m_mutex);
                 m_sim = sim;

@@ -32,10 +32,12 @@ std::string nodeUsage() {
            "                         [--data DIR] [--report FILE] [--record FILE] [--model FILE]\n"
            "         strategies: synaptic, param_server, allreduce, diloco, gossip, hier_allreduce,\n"
            "                     hier_diloco\n"
-           "         --task langid: language ID over Debian's fortune files, the hot-update scenario\n"
-           "                        (a new language reaches one region; --no-hot-updates: rows cross\n"
-           "                        regions only with the center sync); takes --virtual-seconds, --seed,\n"
-           "                        --threads, --data (the fortune folder) and --report\n"
+           "         --task langid: language ID over Debian's fortune files (--data: the fortune folder);\n"
+           "                        with --strategy or --compare, on the training strategies like\n"
+           "                        fashion-mnist (no early-exit serving); without them, the hot-update\n"
+           "                        scenario (a new language reaches one region; --no-hot-updates: rows\n"
+           "                        cross regions only with the center sync), which takes\n"
+           "                        --virtual-seconds, --seed, --threads, --data and --report\n"
            "       synaptic-node serve --config FILE [--model FILE | --epochs N [--save-model FILE]]\n"
            "                           [--threshold X] [--edge-threshold EDGE=X ...]\n"
            "                           [--confidence max_softmax|entropy] [--rate R] [--virtual-seconds S]\n"
@@ -176,23 +178,27 @@ NodeCommand parseSimCommand(const std::vector<std::string> &args) {
             // checkSimRequest names the bad config below, after the flags' own checks.
         }
     }
-    if (s.task == "langid") {
-        // What the language-ID scenario does not take yet (issue 16 builds it
-        // beside the strategies; they still run Fashion-MNIST only).
+    // langid without --strategy/--compare: the hot-update scenario; with
+    // them, the training strategies on the text task like any other.
+    s.hotUpdateScenario = s.task == "langid" && s.strategies.empty();
+    if (s.hotUpdateScenario) {
         const std::pair<bool, const char *> unsupported[] = {
-            {!s.strategies.empty(), "--strategy/--compare"}, {stepsGiven, "--steps"},
-            {!s.commandsPath.empty(), "--commands"}, {!cmd.recordPath.empty(), "--record"},
+            {stepsGiven, "--steps"}, {!s.commandsPath.empty(), "--commands"}, {!cmd.recordPath.empty(), "--record"},
             {!s.modelPath.empty(), "--model"}, {s.evaluateRegions, "--regions"}, {s.device != "cpu", "--device"},
             {evalGiven, "--eval-every-samples"}, {s.targetAccuracy != 0.88, "--target-accuracy"}};
-        const std::string why = taskGiven ? "with --task langid" : "with a config whose task is langid";
+        const std::string why = std::string("by the hot-update scenario (") +
+                                (taskGiven ? "--task langid" : "a config whose task is langid") +
+                                " without --strategy or --compare)";
         for (const auto &[given, flag] : unsupported)
             if (given)
-                throw ConfigError(flag, "is not available " + why + " yet");
+                throw ConfigError(flag, std::string("is not taken ") + why +
+                                            "; give --strategy NAME or --compare to train langid on the strategies");
         engine::checkSimRequest(s);
         return cmd;
     }
     if (!s.hotUpdates)
-        throw ConfigError("--no-hot-updates", "applies to --task langid only");
+        throw ConfigError("--no-hot-updates", "applies to the hot-update scenario only (--task langid without "
+                                              "--strategy or --compare)");
     if (!s.modelPath.empty() && s.strategies.size() > 1)
         throw ConfigError("--model", "saves one strategy's model; give --strategy NAME, not --compare");
     if (stepsGiven && s.virtualSeconds > 0)

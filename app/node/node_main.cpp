@@ -104,7 +104,7 @@ int withoutSessions(const char *what) {
 
 } // namespace
 
-// sim --task langid: the hot-update scenario on the language-ID task.
+// sim --task langid without --strategy/--compare: the hot-update scenario.
 static int runLangIdSim(const app::NodeCommand &cmd) {
     engine::ProgressMeter meter(stderr, "sim langid", app::progressStyle(cmd));
     const auto r = engine::runLangIdScenario(cmd.sim, [&](const engine::HotUpdateProgress &p) {
@@ -125,7 +125,7 @@ static int runLangIdSim(const app::NodeCommand &cmd) {
 }
 
 int app::runSim(const app::NodeCommand &cmd, const engine::SimRunHooks &hooks) {
-    if (cmd.sim.task == "langid")
+    if (cmd.sim.hotUpdateScenario)
         return runLangIdSim(cmd);
     engine::ProgressMeter meter(stderr, "sim", app::progressStyle(cmd));
     meter.update(-1, "loading the config and data");

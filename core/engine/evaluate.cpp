@@ -13,7 +13,7 @@ Accuracy evaluate(SynapticNet &model, const TensorSet &set, int batchSize) {
     auto exitCorrect = correct.clone();
     for (std::int64_t start = 0; start < n; start += batchSize) {
         const std::int64_t end = std::min(n, start + batchSize);
-        auto out = model->forward(set.images.slice(0, start, end));
+        auto out = model->forward(set.inputs.slice(0, start, end));
         auto labels = set.labels.slice(0, start, end);
         correct += out.logits.argmax(1).eq(labels).sum();
         exitCorrect += out.exitLogits.argmax(1).eq(labels).sum();

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -50,11 +51,11 @@ std::uint64_t getLE(const std::string &in, std::size_t at, int bytes) {
 
 // Every tensor a model file carries, by name: parameters and buffers
 // (batch-norm running statistics matter at inference).
-std::vector<std::pair<std::string, torch::Tensor>> tensorsOf(SynapticNet &model) {
+std::vector<std::pair<std::string, torch::Tensor>> tensorsOf(torch::nn::Module &model) {
     std::vector<std::pair<std::string, torch::Tensor>> all;
-    for (const auto &p : model->named_parameters())
+    for (const auto &p : model.named_parameters())
         all.emplace_back(p.key(), p.value());
-    for (const auto &b : model->named_buffers())
+    for (const auto &b : model.named_buffers())
         all.emplace_back(b.key(), b.value());
     return all;
 }
@@ -84,7 +85,7 @@ void writeSynced(const std::string &path, const std::string &bytes) {
 
 } // namespace
 
-void saveModel(const std::string &path, SynapticNet &model, const ModelFileInfo &info) {
+void saveModel(const std::string &path, torch::nn::Module &model, const ModelFileInfo &info) {
     json arch = json::array();
     torch::serialize::OutputArchive archive;
     for (const auto &[name, t] : tensorsOf(model)) {
@@ -94,8 +95,9 @@ void saveModel(const std::string &path, SynapticNet &model, const ModelFileInfo 
     std::ostringstream payload;
     archive.save_to(payload);
     const json header = {{"source", info.source},
-                         {"test_accuracy", info.testAccuracy},
-                         {"exit_test_accuracy", info.exitTestAccuracy},
+                         // -1: unknown (a model without an early exit has NaN there)
+                         {"test_accuracy", std::isfinite(info.testAccuracy) ? info.testAccuracy : -1.0},
+                         {"exit_test_accuracy", std::isfinite(info.exitTestAccuracy) ? info.exitTestAccuracy : -1.0},
                          {"saved_at", info.savedAt.empty() ? utcNow() : info.savedAt},
                          {"tensors", arch}};
     const std::string headerText = header.dump();
@@ -126,7 +128,7 @@ void saveModel(const std::string &path, SynapticNet &model, const ModelFileInfo 
     }
 }
 
-ModelFileInfo loadModel(const std::string &path, SynapticNet &model) {
+ModelFileInfo loadModel(const std::string &path, torch::nn::Module &model) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         bad(path, "cannot open (does it exist?)");
@@ -159,8 +161,13 @@ ModelFileInfo loadModel(const std::string &path, SynapticNet &model) {
         if (!header.is_object())
             bad(path, "header is not a JSON object");
         info.source = header.value("source", std::string());
-        info.testAccuracy = header.value("test_accuracy", -1.0);
-        info.exitTestAccuracy = header.value("exit_test_accuracy", -1.0);
+        // null (NaN written by an older build) reads as unknown too.
+        auto accuracy = [&](const char *key) {
+            const auto it = header.find(key);
+            return it != header.end() && it->is_number() ? it->get<double>() : -1.0;
+        };
+        info.testAccuracy = accuracy("test_accuracy");
+        info.exitTestAccuracy = accuracy("exit_test_accuracy");
         info.savedAt = header.value("saved_at", std::string());
     } catch (const json::exception &e) {
         bad(path, std::string("header is not valid: ") + e.what());

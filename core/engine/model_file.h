@@ -29,13 +29,17 @@ struct ModelFileInfo {
 // new one. Layout: "SYNMODEL" magic, format version, a JSON header (info and
 // the architecture: every tensor's name and shape), a LibTorch archive,
 // a CRC-32 over everything before it. Throws ModelFileError.
-void saveModel(const std::string &path, SynapticNet &model, const ModelFileInfo &info);
+void saveModel(const std::string &path, torch::nn::Module &model, const ModelFileInfo &info);
+inline void saveModel(const std::string &path, SynapticNet &model, const ModelFileInfo &info) {
+    saveModel(path, *model, info);
+}
 
 // Reads a file written by saveModel into `model` (on the model's device).
 // Refuses, with ModelFileError naming the path and the problem, a missing
 // file, a wrong magic, a newer format, a damaged file (CRC), a truncated
 // file, and an architecture that differs from this build's (a tensor
 // missing or of another shape). `model` is untouched when it throws.
-ModelFileInfo loadModel(const std::string &path, SynapticNet &model);
+ModelFileInfo loadModel(const std::string &path, torch::nn::Module &model);
+inline ModelFileInfo loadModel(const std::string &path, SynapticNet &model) { return loadModel(path, *model); }
 
 } // namespace synaptic::engine

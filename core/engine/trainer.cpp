@@ -182,7 +182,7 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
                     break;
             }
             const auto idx = order.slice(0, start, std::min(n, start + batch));
-            const auto images = train.images.index_select(0, idx);
+            const auto images = train.inputs.index_select(0, idx);
             const auto labels = train.labels.index_select(0, idx);
 
             if (cosineSchedule)

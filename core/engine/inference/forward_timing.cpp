@@ -57,7 +57,7 @@ ForwardCosts measureForwardCosts(SynapticNet &model, const TensorSet &images, in
     std::vector<at::Tensor> one;
     std::vector<at::Tensor> features; // what each image's edge half sends, as it travels (fp16)
     for (std::int64_t i = 0; i < pool; ++i) {
-        one.push_back(images.images.slice(0, i, i + 1).contiguous());
+        one.push_back(images.inputs.slice(0, i, i + 1).contiguous());
         features.push_back(model->forwardEdge(one.back()).features.to(at::kHalf));
     }
     const int warmUp = std::max(20, repeats / 10);

@@ -22,7 +22,7 @@ SplitPredictions predictSplit(SynapticNet &model, const TensorSet &set, Confiden
     const std::int64_t n = set.size();
     for (std::int64_t start = 0; start < n; start += batchSize) {
         const std::int64_t end = std::min(n, start + batchSize);
-        const auto images = set.images.slice(0, start, end);
+        const auto images = set.inputs.slice(0, start, end);
         const EdgeOutput edge = model->forwardEdge(images);
         const auto conf = exitConfidence(edge.exitLogits, measure).to(at::kCPU).contiguous();
         p.confidence.insert(p.confidence.end(), conf.data_ptr<float>(), conf.data_ptr<float>() + conf.numel());

@@ -1,5 +1,7 @@
 #include "node_context.h"
 
+#include "core/engine/tasks/task_registry.h"
+
 #include <stdexcept>
 
 namespace synaptic::engine {
@@ -22,7 +24,7 @@ const std::string &ClusterShape::edgeName(int edge) const {
 }
 
 std::unique_ptr<FlatModel> ModelSetup::newModel() const {
-    auto m = std::make_unique<FlatModel>(plan, layers, device);
+    auto m = std::make_unique<FlatModel>(TaskRegistry::builtIn().find(task).makeModel(), plan, layers, device);
     m->setValues(initialValues);
     m->setBuffers(initialBuffers);
     return m;

@@ -5,6 +5,7 @@
 
 #include "core/engine/synapse/layer_layout.h"
 #include "core/engine/synapse/shard_planner.h"
+#include "core/engine/tasks/task_registry.h"
 #include "core/engine/tensor_data.h"
 
 #include <ATen/core/Tensor.h>
@@ -35,10 +36,12 @@ struct ClusterShape {
     const std::string &edgeName(int edge) const;
 };
 
-// The model every node starts from: layers, shard plan, initial values and
-// batch-norm statistics (shard order), and the compute model's cost of a
-// training sample. Immutable once built; shared by the nodes of a process.
+// The model every node starts from: the task that makes it, layers, shard
+// plan, initial values and batch-norm statistics (shard order), and the
+// compute model's cost of a training sample. Immutable once built; shared by
+// the nodes of a process.
 struct ModelSetup {
+    std::string task = kDefaultTask; // a TaskRegistry name
     std::vector<LayerLayout> layers;
     ShardPlan plan;
     at::Tensor initialValues;

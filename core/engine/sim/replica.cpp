@@ -1,6 +1,6 @@
 #include "replica.h"
 
-#include <torch/nn/functional/loss.h>
+#include <torch/types.h>
 
 #include <chrono>
 #include <limits>
@@ -15,7 +15,7 @@ Replica::Replica(std::unique_ptr<FlatModel> model, const TensorSet &train, std::
         throw std::invalid_argument("Replica: an edge's data partition is empty");
     m_order.assign(indices.begin(), indices.end());
     m_cursor = m_order.size(); // shuffle on first use
-    m_lossSum = torch::zeros({}, m_train.images.options());
+    m_lossSum = torch::zeros({}, m_train.labels.options().dtype(torch::kFloat32));
 }
 
 at::Tensor Replica::nextBatch() {
@@ -36,16 +36,11 @@ at::Tensor Replica::nextBatch() {
 
 void Replica::trainStep() {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto idx = nextBatch();
-    const auto images = m_train.images.index_select(0, idx);
-    const auto labels = m_train.labels.index_select(0, idx);
+    const TensorSet batch = selectSamples(m_train, nextBatch());
     m_model->zeroGradients();
-    m_model->net()->train();
-    const ModelOutput out = m_model->net()->forward(images);
-    const auto mainLoss = torch::nn::functional::cross_entropy(out.logits, labels);
-    const auto loss = mainLoss + m_exitWeight * torch::nn::functional::cross_entropy(out.exitLogits, labels);
-    loss.backward();
-    m_lossSum += mainLoss.detach();
+    const TaskModel::Loss loss = m_model->task().trainingLoss(batch, m_exitWeight);
+    loss.total.backward();
+    m_lossSum += loss.main;
     ++m_lossSteps;
     ++m_steps;
     m_samples += std::uint64_t(m_batch);

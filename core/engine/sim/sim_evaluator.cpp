@@ -4,7 +4,7 @@
 #include "sim_world.h"
 #include "strategy.h"
 
-#include "core/engine/evaluate.h"
+#include "core/engine/synapse/flat_model.h"
 
 #include <chrono>
 #include <cmath>
@@ -21,7 +21,7 @@ void SimEvaluator::evaluate(double now, bool full, const TransportCounters &byte
     const SimWorld &world = *m_setup.world;
     const TensorSet &set = full ? *m_setup.test : m_setup.testSubset;
     m_setup.strategy->globalModel(*m_scratch);
-    const Accuracy acc = engine::evaluate(m_scratch->net(), set);
+    const Accuracy acc = m_scratch->task().evaluate(set);
     CurvePoint p;
     p.virtualSeconds = now;
     p.samples = world.samplesTrained;
@@ -63,7 +63,7 @@ void SimEvaluator::evaluate(double now, bool full, const TransportCounters &byte
             Accuracy ra{kNaN, kNaN};
             if (m_setup.evaluateRegions && int(r) < m_setup.strategy->regionModels()) {
                 m_setup.strategy->regionModel(int(r), *m_scratch);
-                ra = engine::evaluate(m_scratch->net(), set);
+                ra = m_scratch->task().evaluate(set);
             }
             m_setup.emit(MetricEvent{now, "region:" + world.config.regions[r].name, p.samples, loss, ra.main, ra.exit});
         }

@@ -23,6 +23,7 @@ struct CurvePoint {
 // out of the center; "WAN" every byte on a link that is not inside a region.
 struct StrategyResult {
     std::string strategy;
+    std::string task; // what it trained (a TaskRegistry name)
     std::string device;            // where the tensors lived ("cpu", "cuda:0")
     double finalAccuracy = 0;      // full test set, the strategy's global model at the end
     double finalExitAccuracy = 0;

@@ -5,6 +5,7 @@
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/device.h"
+#include "core/engine/tasks/task_registry.h"
 #include "core/engine/tensor_data.h"
 #include "core/engine/trainer.h"
 
@@ -43,22 +44,19 @@ void checkSimRequest(const SimRunRequest &request) {
 }
 
 SimData loadSimData(const ClusterConfig &config, const std::string &device) {
-    const std::string dir = data::resolveDataDir(config.dataDir);
-    auto trainSet = data::loadFashionMnist(dir, data::Split::Train);
-    const auto testSet = data::loadFashionMnist(dir, data::Split::Test);
-    SimData d;
-    d.train = toTensors(trainSet, device);
-    d.test = toTensors(testSet, device);
-    d.trainLabels = std::move(trainSet.labels);
-    return d;
+    return TaskRegistry::builtIn().find(config.task).loadData(config.dataDir, device);
 }
 
 std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
                                           const std::function<void(const StrategyResult &)> &onResult,
                                           const SimRunHooks &hooks) {
     ClusterConfig config = loadClusterConfig(request.configPath);
-    if (!request.task.empty())
+    if (!request.task.empty() && request.task != config.task) {
+        // The config's data folder is its own task's (IDX files or fortunes):
+        // another task looks in its default place unless --data says where.
         config.task = request.task;
+        config.dataDir.clear();
+    }
     if (request.seed)
         config.seed = *request.seed;
     if (!request.dataDir.empty())
@@ -118,14 +116,15 @@ json strategyEntry(const StrategyResult &r) {
         json curve = json::array();
         for (const auto &p : r.curve)
             curve.push_back({{"virtual_seconds", p.virtualSeconds}, {"samples", p.samples},
-                             {"accuracy", p.accuracy}, {"exit_accuracy", p.exitAccuracy},
+                             {"accuracy", p.accuracy}, {"exit_accuracy", finiteOrNull(p.exitAccuracy)},
                              {"loss", finiteOrNull(p.loss)}, {"bytes_to_center", p.bytesToCenter},
                              {"wan_bytes", p.wanBytes}, {"total_bytes", p.totalBytes}});
         return {
             {"strategy", r.strategy},
+            {"task", r.task},
             {"device", r.device},
             {"final_accuracy", r.finalAccuracy},
-            {"final_exit_accuracy", r.finalExitAccuracy},
+            {"final_exit_accuracy", finiteOrNull(r.finalExitAccuracy)}, // null: no early exit (langid)
             {"time_to_target_s", nullable(r.timeToTargetSeconds)},
             {"bytes_to_center", r.bytesToCenter},
             {"wan_bytes", r.wanBytes},

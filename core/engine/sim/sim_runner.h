@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/engine/tasks/task_model.h"
+
 #include "sim_result.h"
 #include "simulation.h"
 
@@ -14,7 +16,8 @@ namespace synaptic::engine {
 // more strategies run one after another on the same config and seed.
 struct SimRunRequest {
     std::string configPath;
-    std::string task;                      // a TaskRegistry name, empty: the config's; "langid" runs the hot-update scenario
+    std::string task;                      // a TaskRegistry name, empty: the config's
+    bool hotUpdateScenario = false;        // langid: the hot-update scenario instead of the strategies
     bool hotUpdates = true;                // langid: owners forward row changes owner to owner
     std::vector<std::string> strategies;   // empty: the config's strategy
     std::uint64_t stepsPerEdge = 0;
@@ -54,13 +57,10 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
                                           const std::function<void(const StrategyResult &)> &onResult = {},
                                           const SimRunHooks &hooks = {});
 
-// The training and test data a config names, as tensors on `device`, loaded
-// once for every strategy of a run. DataError if the files are missing.
-struct SimData {
-    TensorSet train;
-    std::vector<std::uint8_t> trainLabels;
-    TensorSet test;
-};
+// The training and test data of the config's task (its loader, from the
+// config's data folder), as tensors on `device`, loaded once for every
+// strategy of a run. DataError if the files are missing.
+using SimData = TaskData;
 SimData loadSimData(const ClusterConfig &config, const std::string &device);
 
 // The JSON report: the request, the machine's thread count and one entry per

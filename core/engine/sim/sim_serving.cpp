@@ -6,6 +6,7 @@
 #include "strategy.h"
 
 #include "core/engine/inference/live_serving.h"
+#include "core/engine/model.h"
 
 namespace synaptic::engine {
 
@@ -21,6 +22,11 @@ std::string SimServing::start(Setup setup, const TensorSet &pool) {
     if (!m_setup.hasCenter)
         return "serving is off: " + world.config.strategy +
                " has no center to forward requests to or to release edge images";
+    m_scratch = world.newModel();
+    if (!m_scratch->task().splitNet()) {
+        m_scratch.reset();
+        return "serving is off: the " + world.config.task + " task has no early-exit model to serve with";
+    }
     LiveServing::Env env;
     env.loop = m_setup.loop;
     auto *transport = m_setup.transport;
@@ -45,9 +51,8 @@ std::string SimServing::start(Setup setup, const TensorSet &pool) {
     o.centerRequestSeconds = s.centerRequestMs / 1000.0;
     o.seed = world.config.seed;
     o.edges = world.edgeCount();
-    m_scratch = world.newModel();
     m_serving = std::make_unique<LiveServing>(std::move(env), o, pool);
-    m_serving->start(m_scratch->net());
+    m_serving->start(*m_scratch->task().splitNet());
     return "";
 }
 
@@ -81,7 +86,7 @@ void SimServing::report(double interval) {
 
 void SimServing::release() {
     m_setup.strategy->globalModel(*m_scratch);
-    m_serving->release(m_scratch->net());
+    m_serving->release(*m_scratch->task().splitNet());
 }
 
 } // namespace synaptic::engine

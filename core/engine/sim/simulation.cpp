@@ -340,7 +340,7 @@ Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
     eval.world = m_world.get();
     eval.strategy = impl.strategy.get();
     eval.test = &test;
-    eval.testSubset = TensorSet{test.images.slice(0, 0, n), test.labels.slice(0, 0, n)};
+    eval.testSubset = sliceSamples(test, 0, n);
     eval.targetAccuracy = impl.options.targetAccuracy;
     eval.evaluateRegions = impl.options.evaluateRegions;
     eval.emit = [&impl](SimEvent e) { impl.emit(std::move(e)); };
@@ -355,6 +355,7 @@ Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
     impl.commands = std::make_unique<CommandApplier>(*m_world, *impl.strategy, impl.transport, impl.serving,
                                                      std::move(hooks), impl.options.commands);
     impl.result.strategy = config.strategy;
+    impl.result.task = config.task;
     impl.result.targetAccuracy = impl.options.targetAccuracy;
     impl.result.notes = m_world->plan().problems;
 }
@@ -445,7 +446,7 @@ StrategyResult Simulation::run() {
     if (!impl.options.saveModelPath.empty()) {
         auto model = world.newModel();
         impl.strategy->globalModel(*model);
-        saveModel(impl.options.saveModelPath, model->net(),
+        saveModel(impl.options.saveModelPath, model->module(),
                   {"sim:" + world.config.strategy, impl.result.finalAccuracy, impl.result.finalExitAccuracy, {}});
     }
     impl.finishResult(start);

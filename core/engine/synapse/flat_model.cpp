@@ -1,16 +1,20 @@
 #include "flat_model.h"
 
 #include <torch/csrc/autograd/grad_mode.h>
+#include <torch/nn/module.h>
 
 #include <map>
 #include <stdexcept>
 
 namespace synaptic::engine {
 
-FlatModel::FlatModel(const ShardPlan &plan, const std::vector<LayerLayout> &layers, const std::string &device) {
+FlatModel::FlatModel(std::unique_ptr<TaskModel> model, const ShardPlan &plan, const std::vector<LayerLayout> &layers,
+                     const std::string &device)
+    : m_model(std::move(model)) {
     torch::NoGradGuard noGrad;
-    m_net->to(torch::Device(device));
-    auto named = m_net->named_parameters(true);
+    auto &net = m_model->module();
+    net.to(torch::Device(device));
+    auto named = net.named_parameters(true);
     std::int64_t total = 0;
     for (const auto &p : named)
         total += p.value().numel();
@@ -56,7 +60,7 @@ FlatModel::FlatModel(const ShardPlan &plan, const std::vector<LayerLayout> &laye
                                     std::to_string(total) + " parameters");
     m_toParam = torch::tensor(index, torch::TensorOptions().dtype(torch::kInt64)).to(opts.device());
 
-    for (const auto &b : m_net->named_buffers(true))
+    for (const auto &b : net.named_buffers(true))
         if (b.key().find("running_") != std::string::npos)
             m_buffers.push_back(b.value());
 }
@@ -89,7 +93,8 @@ at::Tensor FlatModel::buffers() const {
     std::vector<at::Tensor> parts;
     for (const auto &b : m_buffers)
         parts.push_back(b.reshape({-1}));
-    return torch::cat(parts);
+    // A model without batch-norm (langid) has none: an empty tensor, not cat's error.
+    return parts.empty() ? torch::zeros({0}, m_params.options()) : torch::cat(parts);
 }
 
 void FlatModel::setBuffers(const at::Tensor &flat) {

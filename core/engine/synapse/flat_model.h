@@ -3,14 +3,15 @@
 #include "layer_layout.h"
 #include "shard_planner.h"
 
-#include "core/engine/model.h"
+#include "core/engine/tasks/task_model.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace synaptic::engine {
 
-// A SynapticNet whose parameters and gradients are views into two flat
+// A task's model (any registered one) whose parameters and gradients are views into two flat
 // tensors, so that a whole replica, or one shard of it, moves with a single
 // tensor operation instead of one per layer tensor. Shards are contiguous
 // ranges of the "shard order" (shard 0's rows of every tensor that follows
@@ -19,9 +20,11 @@ namespace synaptic::engine {
 // always in shard order. One thread at a time.
 class FlatModel {
 public:
-    FlatModel(const ShardPlan &plan, const std::vector<LayerLayout> &layers, const std::string &device);
+    FlatModel(std::unique_ptr<TaskModel> model, const ShardPlan &plan, const std::vector<LayerLayout> &layers,
+              const std::string &device);
 
-    SynapticNet &net() { return m_net; }
+    TaskModel &task() { return *m_model; }
+    torch::nn::Module &module() { return m_model->module(); }
     std::int64_t size() const { return m_params.numel(); }
     std::int64_t shardOffset(int shard) const { return m_offsets[std::size_t(shard)]; }
     std::int64_t shardSize(int shard) const {
@@ -43,7 +46,7 @@ public:
     void setBuffers(const at::Tensor &flat);
 
 private:
-    SynapticNet m_net;
+    std::unique_ptr<TaskModel> m_model;
     at::Tensor m_params;   // parameter order, storage of every parameter
     at::Tensor m_grads;    // parameter order, storage of every .grad
     at::Tensor m_toParam;  // int64 [P]: shard-order position -> parameter-order position

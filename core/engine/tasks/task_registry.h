@@ -1,15 +1,13 @@
 #pragma once
 
+#include "task_model.h"
+
 #include "core/engine/synapse/layer_layout.h"
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace torch::nn {
-class Module;
-}
 
 namespace synaptic::engine {
 
@@ -23,8 +21,16 @@ struct TaskSpec {
     std::string description; // one line, for --help and the app
     std::string data;        // where the data comes from, for messages
     std::string evaluation;  // how it is scored, for reports
-    std::function<std::shared_ptr<torch::nn::Module>()> makeModel;
+    // A fresh model (its own initialisation, from torch's global seed).
+    std::function<std::unique_ptr<TaskModel>()> makeModel;
     std::vector<LayerLayout> layout;
+    // The train and test sets from a folder (empty: the task's default
+    // lookup) on a device. Throws DataError naming what is missing.
+    std::function<TaskData(const std::string &dir, const std::string &device)> loadData;
+    // Training FLOPs of one sample: the compute model's cost of a step.
+    double trainFlopsPerSample = 0;
+    // Labels are 0..classes-1 (what a label-skewed partition draws over).
+    int classes = 0;
 };
 
 // The tasks by name. Engine thread (built once, read-only afterwards).

@@ -1,5 +1,7 @@
 #include "center_process.h"
 
+#include "core/engine/tasks/task_registry.h"
+
 #include "center_services.h"
 #include "center_state.h"
 #include "inference_service.h"
@@ -130,6 +132,13 @@ struct CenterProcess::Impl final : CenterBackend {
             throw e::ConfigError(options.configPath, "strategy: \"" + config.strategy +
                                                          "\" runs only in the simulator; live clusters run synaptic, "
                                                          "param_server or diloco");
+        // The live processes are tested on Fashion-MNIST only (their edges
+        // serve early exit, which langid's model has not got).
+        if (config.task != e::kDefaultTask)
+            throw e::ConfigError(options.configPath, "task: \"" + config.task +
+                                                         "\" runs only in the simulator (synaptic-node sim --task " +
+                                                         config.task + " --strategy NAME); live clusters train " +
+                                                         e::kDefaultTask);
         limits.leaseSeconds = config.knobs.leaseSeconds;
         if (options.process.threads > 0)
             at::set_num_threads(options.process.threads);
@@ -613,7 +622,7 @@ struct CenterProcess::Impl final : CenterBackend {
     // more on the whole test set when every edge used its budget.
     void evaluate() {
         const auto subsetSize = std::min<std::int64_t>(std::int64_t(config.evalTestSubset), data.test.size());
-        const e::TensorSet subset{data.test.images.slice(0, 0, subsetSize), data.test.labels.slice(0, 0, subsetSize)};
+        const e::TensorSet subset = e::sliceSamples(data.test, 0, subsetSize);
         auto scratch = model->newModel();
         std::unique_lock lock(mutex);
         while (!stopping && !finished) {
@@ -647,7 +656,7 @@ struct CenterProcess::Impl final : CenterBackend {
             }
             scratch->setValues(values);
             scratch->setBuffers(buffers);
-            const auto acc = e::evaluate(scratch->net(), complete ? data.test : subset);
+            const auto acc = scratch->task().evaluate(complete ? data.test : subset);
             const double now = clock.now();
             state->publish(e::MetricEvent{now, complete ? "global:full" : "global", samples,
                                           std::numeric_limits<double>::quiet_NaN(), acc.main, acc.exit});

@@ -1,5 +1,8 @@
 #include "edge_process.h"
 
+#include "core/engine/config_error.h"
+#include "core/engine/tasks/task_registry.h"
+
 #include "inference_service.h"
 #include "live_transport.h"
 #include "message_guard.h"
@@ -163,6 +166,11 @@ struct EdgeProcess::Impl {
         config = e::parseClusterConfig(reply.config_json(), "the center's config");
         if (!options.process.dataDir.empty())
             config.dataDir = options.process.dataDir;
+        // The center refuses other tasks; a center of another build might not.
+        if (config.task != e::kDefaultTask)
+            throw e::ConfigError("the center's config", "task: \"" + config.task +
+                                                            "\" runs only in the simulator; live edges train " +
+                                                            e::kDefaultTask);
         limits.leaseSeconds = config.knobs.leaseSeconds;
         const std::string device = e::resolveDevice(options.process.device);
         shape = std::make_shared<const e::ClusterShape>(config);

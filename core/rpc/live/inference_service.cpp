@@ -2,6 +2,7 @@
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/inference/exit_policy.h"
+#include "core/engine/model.h"
 #include "core/engine/synapse/flat_model.h"
 
 #include <ATen/ATen.h>
@@ -65,7 +66,13 @@ grpc::ServerUnaryReactor *InferenceService::Classify(grpc::CallbackServerContext
                 reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the center has no model yet"));
                 return;
             }
-            auto &net = m_centerScratch->net();
+            auto *split = m_centerScratch->task().splitNet();
+            if (!split) {
+                reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                             "the " + m_setup.model->task + " task has no early-exit model to serve"));
+                return;
+            }
+            auto &net = *split;
             net->eval();
             const auto a = best(net->forward(x).logits);
             reply->set_label(a.label);
@@ -75,11 +82,14 @@ grpc::ServerUnaryReactor *InferenceService::Classify(grpc::CallbackServerContext
             return;
         }
         auto *model = node.servingModel();
-        if (!model) {
-            reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "this node serves no model"));
+        auto *split = model ? model->task().splitNet() : nullptr;
+        if (!split) {
+            reactor->Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                                         model ? "the " + m_setup.model->task + " task has no early-exit model to serve"
+                                               : std::string("this node serves no model")));
             return;
         }
-        auto &net = model->net();
+        auto &net = *split;
         const bool training = net->is_training();
         net->eval();
         const auto exitAnswer = best(net->forwardEdge(x).exitLogits);

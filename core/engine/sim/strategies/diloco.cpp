@@ -21,7 +21,7 @@ class DiLoCoEdge : public SimNode {
 public:
     explicit DiLoCoEdge(const NodeContext &ctx)
         : SimNode(ctx.node), m_ctx(ctx), m_trainer(ctx),
-          m_adam(m_trainer.replica().model().net()->parameters(), torch::optim::AdamOptions(ctx.config->learningRate)) {
+          m_adam(m_trainer.replica().model().module().parameters(), torch::optim::AdamOptions(ctx.config->learningRate)) {
         m_roundStart = m_trainer.model().values();
     }
 

@@ -22,7 +22,7 @@ class GossipEdge : public SimNode {
 public:
     explicit GossipEdge(const NodeContext &ctx)
         : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_trainer(ctx),
-          m_adam(m_trainer.model().net()->parameters(), torch::optim::AdamOptions(ctx.config->learningRate)),
+          m_adam(m_trainer.model().module().parameters(), torch::optim::AdamOptions(ctx.config->learningRate)),
           m_rng(ctx.config->seed * 7777ull + std::uint64_t(m_edge)) {}
 
     void start(double now, Outbox &out) override { m_trainer.train(now, out); }
