@@ -10,6 +10,7 @@
 #include "core/engine/tasks/langid_task.h"
 #include "core/engine/tasks/task_registry.h"
 #include "core/engine/tensor_data.h"
+#include "int64_values.h"
 
 #include <ATen/Parallel.h>
 #include <torch/types.h>
@@ -26,10 +27,6 @@ namespace {
 
 QString testData(const char *name) { return qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/" + name; }
 
-std::vector<std::int64_t> values(const at::Tensor &t) {
-    const auto c = t.to(torch::kCPU).contiguous();
-    return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
-}
 
 } // namespace
 
@@ -56,7 +53,7 @@ private Q_SLOTS:
         }
         QCOMPARE(std::int64_t(m_data.trainLabels.size()), m_data.train.size());
         // The evaluation subset (the first test_subset texts) holds every language.
-        const auto first = values(sliceSamples(m_data.test, 0, m_config.evalTestSubset).labels);
+        const auto first = int64Values(sliceSamples(m_data.test, 0, m_config.evalTestSubset).labels);
         QCOMPARE(std::set<std::int64_t>(first.begin(), first.end()).size(), std::size_t(12));
     }
 

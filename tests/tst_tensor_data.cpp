@@ -3,6 +3,7 @@
 // selecting by sample, and the refusals that keep the raw-pointer reads of
 // the offsets in bounds. Fast and data-free, so it also runs under ASan.
 #include "core/engine/tensor_data.h"
+#include "int64_values.h"
 
 #include <torch/types.h>
 
@@ -24,10 +25,6 @@ TensorSet threeTexts() {
     return s;
 }
 
-std::vector<std::int64_t> values(const at::Tensor &t) {
-    const auto c = t.to(torch::kCPU).contiguous();
-    return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
-}
 
 } // namespace
 
@@ -38,9 +35,9 @@ private Q_SLOTS:
         const TensorSet s = threeTexts();
         const TensorSet tail = sliceSamples(s, 1, 3);
         QCOMPARE(tail.size(), std::int64_t(2));
-        QCOMPARE(values(tail.inputs), (std::vector<std::int64_t>{30, 31, 32}));
-        QCOMPARE(values(tail.offsets), (std::vector<std::int64_t>{0, 0, 3})); // rebased
-        QCOMPARE(values(tail.labels), (std::vector<std::int64_t>{1, 2}));
+        QCOMPARE(int64Values(tail.inputs), (std::vector<std::int64_t>{30, 31, 32}));
+        QCOMPARE(int64Values(tail.offsets), (std::vector<std::int64_t>{0, 0, 3})); // rebased
+        QCOMPARE(int64Values(tail.labels), (std::vector<std::int64_t>{1, 2}));
         QCOMPARE(sliceSamples(s, 1, 1).size(), std::int64_t(0));
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, sliceSamples(s, 2, 4));
         QVERIFY_THROWS_EXCEPTION(std::out_of_range, sliceSamples(s, 2, 1));
@@ -49,9 +46,9 @@ private Q_SLOTS:
     void raggedSetsSelectBySampleInOrder() {
         const TensorSet s = threeTexts();
         const TensorSet picked = selectSamples(s, torch::tensor({2, 0, 1, 2}, torch::kInt64));
-        QCOMPARE(values(picked.inputs), (std::vector<std::int64_t>{30, 31, 32, 10, 11, 30, 31, 32}));
-        QCOMPARE(values(picked.offsets), (std::vector<std::int64_t>{0, 3, 5, 5, 8}));
-        QCOMPARE(values(picked.labels), (std::vector<std::int64_t>{2, 0, 1, 2}));
+        QCOMPARE(int64Values(picked.inputs), (std::vector<std::int64_t>{30, 31, 32, 10, 11, 30, 31, 32}));
+        QCOMPARE(int64Values(picked.offsets), (std::vector<std::int64_t>{0, 3, 5, 5, 8}));
+        QCOMPARE(int64Values(picked.labels), (std::vector<std::int64_t>{2, 0, 1, 2}));
     }
 
     void aSampleOutsideTheSetIsRefusedByNumber() {
@@ -81,7 +78,7 @@ private Q_SLOTS:
         QVERIFY(!dense.ragged());
         const TensorSet one = selectSamples(dense, torch::tensor({1}, torch::kInt64));
         QCOMPARE(one.inputs.sum().item<float>(), 5.f);
-        QCOMPARE(values(one.labels), (std::vector<std::int64_t>{1}));
+        QCOMPARE(int64Values(one.labels), (std::vector<std::int64_t>{1}));
         QCOMPARE(sliceSamples(dense, 1, 3).inputs.size(0), std::int64_t(2));
     }
 };
