@@ -4,7 +4,11 @@
 
 namespace synaptic::engine {
 
+int evaluationBatch(const c10::Device &device) { return device.is_cpu() ? 64 : 1000; }
+
 Accuracy evaluate(SynapticNet &model, const TensorSet &set, int batchSize) {
+    if (batchSize <= 0)
+        batchSize = evaluationBatch(set.labels.device());
     const bool wasTraining = model->is_training();
     model->eval();
     torch::NoGradGuard noGrad;
