@@ -5,6 +5,7 @@
 // checkers read only the recorded audit history, never the guards' verdicts.
 // Ends with `synaptic-node check` on recordings of both kinds.
 #include "tiny_cluster_data.h"
+#include "long_test.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/audit/invariants.h"
 #include "core/engine/codec/codec_spec.h"
@@ -386,6 +387,8 @@ private Q_SLOTS:
     }
     void aDeltaArrivingAfterItsMergeIsAnsweredNotMergedAgain() {
         QFETCH(QString, codec);
+        if (codec != "fp32")
+            SYNAPTIC_LONG_TEST(); // the same guard; fp32 checks it by default
         ClusterConfig config = m_tiny;
         config.codecs.center = parseCodec(codec.toStdString());
         std::vector<SimCommand> twice;
@@ -469,6 +472,7 @@ private Q_SLOTS:
     // past every epoch and version the newer file could have named; the
     // state it then writes reads back whole at a second restart.
     void aCenterRestartedFromAnOldStateFileKeepsEveryInvariant() {
+        SYNAPTIC_LONG_TEST(); // no guard of its own: bench_faults_quick restarts from an old file
         const auto r = run("center restarted from an old state file, then killed again",
                            {killOrRevive(SimCommand::Kind::KillNode, 0.8, -1),
                             killOrRevive(SimCommand::Kind::ReviveNode, 1.4, -1, /*oldState=*/true),
@@ -496,6 +500,7 @@ private Q_SLOTS:
     // A restart from the state file before the newest (an old backup):
     // versions still never go back, no version names two values.
     void anOwnerRestartedFromAnOldStateFileKeepsEveryInvariant() {
+        SYNAPTIC_LONG_TEST(); // no guard of its own: bench_faults_quick's old_state_file runs it
         const auto r = run("owner restarted from an old state file",
                            {killOrRevive(SimCommand::Kind::KillNode, 1.03, 0),
                             killOrRevive(SimCommand::Kind::ReviveNode, 1.6, 0, /*oldState=*/true)},

@@ -6,6 +6,7 @@
 // reachability is learned from timeouts and probes (a link cut and healed
 // mid-run), and releases follow evaluations by samples (param_server).
 #include "core/data/fashion_mnist.h"
+#include "long_test.h"
 #include "core/engine/inference/serving_sim.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
@@ -156,6 +157,7 @@ private Q_SLOTS:
     }
 
     void deterministicWithServing() {
+        SYNAPTIC_LONG_TEST(); // two full runs; tst_simulation checks determinism without serving
         SimOptions o;
         o.virtualSeconds = 1.5;
         EventHash a, b;

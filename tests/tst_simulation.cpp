@@ -3,6 +3,7 @@
 // drift under non-IID data, baselines' byte accounting, faults, and the
 // bounded event hand-off to another thread.
 #include "tiny_cluster_data.h"
+#include "long_test.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
@@ -83,6 +84,8 @@ private Q_SLOTS:
     void sameSeedSameEventStream_data() { strategyRows({"synaptic", "param_server", "allreduce", "diloco", "gossip"}); }
     void sameSeedSameEventStream() {
         QFETCH(QString, strategy);
+        if (strategy != "synaptic" && strategy != "gossip")
+            SYNAPTIC_LONG_TEST(); // synaptic and gossip (random peers) by default
         ClusterConfig c = tinyWith(strategy, 4);
         const auto a = run(c, steps(8)).result;
         const auto b = run(c, steps(8)).result;
@@ -274,6 +277,7 @@ private Q_SLOTS:
     }
 
     void nonIidDriftsMoreThanIid() {
+        SYNAPTIC_LONG_TEST(); // a statistical property, two 40-step runs
         ClusterConfig iid = m_tiny;
         ClusterConfig skewed = m_tiny;
         skewed.partition = "dirichlet";
@@ -389,6 +393,9 @@ private Q_SLOTS:
     }
     void baselinesLearn() {
         QFETCH(QString, strategy);
+        // The flat baselines also learn in tst_task_strategies (language ID).
+        if (strategy == "allreduce" || strategy == "diloco" || strategy == "gossip")
+            SYNAPTIC_LONG_TEST();
         const ClusterConfig c = tinyWith(strategy, 8);
         const auto r = run(c, steps(40)).result;
         QVERIFY(r.curve.size() >= 2);
