@@ -5,6 +5,7 @@
 #include "core/engine/sim/config_search.h"
 
 #include "ui/control_plane_window.h"
+#include "ui/dialogs/missing_dataset.h"
 #include "ui/embeddings/hot_update_window.h"
 #include "ui/main_window.h"
 #include "ui/remote/remote_call.h"
@@ -39,6 +40,36 @@ bool applyLayoutAndRecording(synaptic::ui::ControlPlaneWindow &w, const synaptic
     return error.isEmpty();
 }
 
+// Issue 17 §3: the embedded control plane trains on Fashion-MNIST. Without
+// its files, name the package and offer the language-ID scenario on the
+// fortune files (switching `options` to it); false, with the reason on
+// stderr, when the user declines or nothing can run. Scripted runs
+// (--screenshot, --commands) expect the control plane, so they are not asked.
+bool offerLangIdWithoutFashionMnist(synaptic::app::GuiOptions &options) {
+    if (options.connect || !options.replayPath.isEmpty() || options.langIdTask || options.trainMode)
+        return true;
+    const auto files = synaptic::ui::findFashionMnist(options.cluster.dataDir);
+    if (files.present())
+        return true;
+    const auto fortunes = synaptic::data::fortuneAvailability(synaptic::data::resolveFortuneDir({}));
+    const bool scripted = !options.screenshotPath.isEmpty() || !options.commands.empty();
+    if (scripted) {
+        std::fprintf(stderr, "synaptic: error: %s\nScripted runs are not asked; synaptic --task langid runs "
+                             "the language-ID scenario.\n",
+                     qPrintable(synaptic::ui::missingFashionMnistError(files)));
+        return false;
+    }
+    if (synaptic::ui::askAboutMissingFashionMnist(nullptr, files, fortunes) == synaptic::ui::MissingDataChoice::Quit) {
+        std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(synaptic::ui::missingFashionMnistError(files)));
+        return false;
+    }
+    options.langIdTask = true;
+    options.cluster.task = "langid";
+    options.cluster.dataDir.clear(); // it named the missing Fashion-MNIST folder
+    options.fortuneDir.clear();      // Debian's fortune folder
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -70,6 +101,9 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "synaptic: error: %s\n\n%s", e.what(), qPrintable(parser.helpText()));
         return 2;
     }
+
+    if (!offerLangIdWithoutFashionMnist(options))
+        return 1;
 
     std::unique_ptr<QMainWindow> window;
     if (options.connect) {
