@@ -4,7 +4,7 @@
 
 namespace synaptic::engine {
 
-int evaluationBatch(const c10::Device &device) { return device.is_cpu() ? 64 : 1000; }
+int evaluationBatch(const torch::Device &device) { return device.is_cpu() ? 64 : 1000; }
 
 Accuracy evaluate(SynapticNet &model, const TensorSet &set, int batchSize) {
     if (batchSize <= 0)

@@ -1,5 +1,7 @@
 #include "split_predictions.h"
 
+#include "core/engine/evaluate.h"
+
 #include <torch/csrc/autograd/grad_mode.h>
 
 namespace synaptic::engine {
@@ -14,6 +16,8 @@ void append(std::vector<std::uint8_t> &out, const at::Tensor &classes) {
 } // namespace
 
 SplitPredictions predictSplit(SynapticNet &model, const TensorSet &set, ConfidenceMeasure measure, int batchSize) {
+    if (batchSize <= 0)
+        batchSize = evaluationBatch(set.labels.device());
     const bool wasTraining = model->is_training();
     model->eval();
     torch::NoGradGuard noGrad;

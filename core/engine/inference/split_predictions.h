@@ -25,8 +25,9 @@ struct SplitPredictions {
     std::int64_t size() const { return std::int64_t(label.size()); }
 };
 
+// batchSize 0: evaluationBatch() for the set's device (core/engine/evaluate.h).
 SplitPredictions predictSplit(SynapticNet &model, const TensorSet &images, ConfidenceMeasure measure,
-                              int batchSize = 1000);
+                              int batchSize = 0);
 
 // Features as they travel: rounded to fp16 and back to the model's dtype.
 at::Tensor throughFp16(const at::Tensor &features);
