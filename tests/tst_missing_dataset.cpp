@@ -94,6 +94,24 @@ private Q_SLOTS:
         QVERIFY2(!text.contains("Continue"), qPrintable(text));
     }
 
+    // English and German only: two languages, but not the scenario's new
+    // one (Esperanto), so the scenario could not start; nothing is offered.
+    void twoLanguagesWithoutTheNewOneAreNotEnough() {
+        QTemporaryDir fortunes;
+        const QDir real(QString::fromStdString(data::resolveFortuneDir({})));
+        QVERIFY(QFile::copy(real.filePath("fortunes"), QDir(fortunes.path()).filePath("fortunes")));
+        QVERIFY(QDir(fortunes.path()).mkdir("de"));
+        QVERIFY(QFile::copy(real.filePath("de/anekdoten"), QDir(fortunes.path()).filePath("de/anekdoten")));
+        const auto have = data::fortuneAvailability(fortunes.path().toStdString());
+        QCOMPARE(have.present, (std::vector<std::string>{"en", "de"}));
+        const auto files = findFashionMnist("/nonexistent/fashion-mnist");
+        const auto choice =
+            askAboutMissingFashionMnist(nullptr, files, have, [](QMessageBox &) { return int(QMessageBox::Yes); });
+        QCOMPARE(choice, MissingDataChoice::Quit);
+        const QString text = missingFashionMnistText(files, have);
+        QVERIFY2(text.contains("fortunes-eo") && !text.contains("fortunes-de"), qPrintable(text));
+    }
+
     // The real app on a folder without the data, scripted (a screenshot
     // run is not asked): exit 1, the package named on stderr, no window.
     void theAppSaysWhatToInstall() {

@@ -43,8 +43,9 @@ bool applyLayoutAndRecording(synaptic::ui::ControlPlaneWindow &w, const synaptic
 // Issue 17 §3: the embedded control plane trains on Fashion-MNIST. Without
 // its files, name the package and offer the language-ID scenario on the
 // fortune files (switching `options` to it); false, with the reason on
-// stderr, when the user declines or nothing can run. Scripted runs
-// (--screenshot, --commands) expect the control plane, so they are not asked.
+// stderr, when the user declines or nothing can run. Runs given
+// control-plane options (--screenshot, --commands, --record, --layout,
+// --steps, --show) expect the control plane, so they are not asked.
 bool offerLangIdWithoutFashionMnist(synaptic::app::GuiOptions &options) {
     if (options.connect || !options.replayPath.isEmpty() || options.langIdTask || options.trainMode)
         return true;
@@ -52,10 +53,13 @@ bool offerLangIdWithoutFashionMnist(synaptic::app::GuiOptions &options) {
     if (files.present())
         return true;
     const auto fortunes = synaptic::data::fortuneAvailability(synaptic::data::resolveFortuneDir({}));
-    const bool scripted = !options.screenshotPath.isEmpty() || !options.commands.empty();
+    const bool scripted = !options.screenshotPath.isEmpty() || !options.commands.empty() ||
+                          !options.recordPath.isEmpty() || !options.layoutPath.isEmpty() ||
+                          options.stepsPerEdge > 0 || !options.showDocks.isEmpty() ||
+                          !options.screenshotDock.isEmpty();
     if (scripted) {
-        std::fprintf(stderr, "synaptic: error: %s\nScripted runs are not asked; synaptic --task langid runs "
-                             "the language-ID scenario.\n",
+        std::fprintf(stderr, "synaptic: error: %s\nRuns given control-plane options are not asked; "
+                             "synaptic --task langid runs the language-ID scenario.\n",
                      qPrintable(synaptic::ui::missingFashionMnistError(files)));
         return false;
     }

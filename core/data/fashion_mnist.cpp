@@ -16,12 +16,34 @@ std::string resolveDataDir(const std::string &explicitDir) {
     return kDefaultFashionMnistDir;
 }
 
+namespace {
+
+std::string imagesFile(const std::string &dir, Split split) {
+    return (std::filesystem::path(dir) / (split == Split::Train ? "train-images-idx3-ubyte.gz"
+                                                                : "t10k-images-idx3-ubyte.gz")).string();
+}
+
+std::string labelsFile(const std::string &dir, Split split) {
+    return (std::filesystem::path(dir) / (split == Split::Train ? "train-labels-idx1-ubyte.gz"
+                                                                : "t10k-labels-idx1-ubyte.gz")).string();
+}
+
+} // namespace
+
+std::string missingFashionMnistFile(const std::string &dir) {
+    std::error_code ec;
+    for (Split split : {Split::Train, Split::Test})
+        for (const std::string &path : {imagesFile(dir, split), labelsFile(dir, split)})
+            if (!std::filesystem::is_regular_file(path, ec))
+                return path;
+    return {};
+}
+
 ImageSet loadFashionMnist(const std::string &dir, Split split, std::size_t limit) {
     if (!std::filesystem::is_directory(dir))
         throw DataError(dir, "data directory not found (install dataset-fashion-mnist or pass --data DIR)");
-    const std::string prefix = split == Split::Train ? "train" : "t10k";
-    const std::string imagesPath = (std::filesystem::path(dir) / (prefix + "-images-idx3-ubyte.gz")).string();
-    const std::string labelsPath = (std::filesystem::path(dir) / (prefix + "-labels-idx1-ubyte.gz")).string();
+    const std::string imagesPath = imagesFile(dir, split);
+    const std::string labelsPath = labelsFile(dir, split);
 
     IdxFile images = readIdxFile(imagesPath, 3);
     IdxFile labels = readIdxFile(labelsPath, 1);

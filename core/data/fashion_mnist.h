@@ -31,6 +31,10 @@ struct ImageSet {
 // $SYNAPTIC_DATA_DIR, else kDefaultFashionMnistDir.
 std::string resolveDataDir(const std::string &explicitDir);
 
+// The first of the four dataset files not present in `dir` (a path), or ""
+// when all are. Checks presence only: a damaged file fails the loader.
+std::string missingFashionMnistFile(const std::string &dir);
+
 // Loads one split from `dir` (train-*.gz or t10k-*.gz). Checks magic numbers,
 // image dimensions (28x28), that image and label counts agree and that labels
 // are 0..9; throws DataError naming the file and the problem otherwise.

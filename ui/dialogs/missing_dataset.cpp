@@ -1,11 +1,11 @@
 #include "missing_dataset.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/embeddings/hot_update_options.h"
+#include "core/engine/embeddings/scenario_languages.h"
 
 #include <QAbstractButton>
 #include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QMessageBox>
 #include <QStringList>
 
@@ -15,23 +15,15 @@ namespace {
 
 QString tr(const char *text) { return QCoreApplication::translate("MissingDataset", text); }
 
-// The langid scenario needs two languages to tell apart.
-bool enoughFortunes(const data::FortuneAvailability &fortunes) { return fortunes.present.size() >= 2; }
+bool enoughFortunes(const data::FortuneAvailability &fortunes) {
+    return engine::hotUpdateScenarioCanRun(fortunes, engine::HotUpdateOptions{}.newLanguage);
+}
 
 } // namespace
 
 FashionMnistFiles findFashionMnist(const std::string &dataDir) {
-    FashionMnistFiles f;
-    f.folder = QString::fromStdString(data::resolveDataDir(dataDir));
-    for (const char *name : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
-                             "t10k-labels-idx1-ubyte.gz"}) {
-        const QString path = QDir(f.folder).filePath(name);
-        if (!QFileInfo(path).isFile()) {
-            f.missing = path;
-            break;
-        }
-    }
-    return f;
+    const std::string folder = data::resolveDataDir(dataDir);
+    return {QString::fromStdString(folder), QString::fromStdString(data::missingFashionMnistFile(folder))};
 }
 
 QString missingFashionMnistError(const FashionMnistFiles &files) {
@@ -49,9 +41,9 @@ QString missingFashionMnistText(const FashionMnistFiles &files, const data::Fort
     QStringList packages;
     for (const auto &l : fortunes.missing)
         packages << QString::fromStdString(l.package);
-    return text + tr("\n\nThe other task, language identification, needs the fortune files too: "
-                     "sudo apt install %1")
-                      .arg(packages.join(' '));
+    return text + tr("\n\nThe other task, language identification, needs more of the fortune files (its new "
+                     "language, %1, and one other): sudo apt install %2")
+                      .arg(QString::fromStdString(engine::HotUpdateOptions{}.newLanguage), packages.join(' '));
 }
 
 MissingDataChoice askAboutMissingFashionMnist(QWidget *parent, const FashionMnistFiles &files,

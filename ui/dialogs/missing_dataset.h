@@ -37,7 +37,7 @@ QString missingFashionMnistError(const FashionMnistFiles &files);
 // packages too) the app's box shows.
 QString missingFashionMnistText(const FashionMnistFiles &files, const data::FortuneAvailability &fortunes);
 
-// Asks; Quit when nothing can run (fewer than two fortune languages) or the
+// Asks; Quit when the scenario cannot run (engine::hotUpdateScenarioCanRun) or the
 // user declines. `ask` answers in tests (QMessageBox::Yes/No); without it
 // the box runs modally.
 MissingDataChoice askAboutMissingFashionMnist(QWidget *parent, const FashionMnistFiles &files,

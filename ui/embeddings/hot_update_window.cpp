@@ -1,5 +1,7 @@
 #include "hot_update_window.h"
 
+#include "core/engine/embeddings/scenario_languages.h"
+
 #include "core/data/fortune_corpus.h"
 #include "ui/charts/time_series_chart.h"
 #include "ui/models/routing_table_model.h"
@@ -133,15 +135,13 @@ bool HotUpdateWindow::fortunesReady() {
         return true;
     QStringList names;
     QStringList packages;
-    bool newLanguageMissing = false;
     for (const auto &l : have.missing) {
         names << QString::fromStdString(l.name);
         packages << QString::fromStdString(l.package);
-        newLanguageMissing = newLanguageMissing || l.code == m_options.newLanguage;
     }
     const QString missing = tr("No fortune files for %1 in %2. Install them with: sudo apt install %3")
                                 .arg(names.join(", "), QString::fromStdString(dir), packages.join(' '));
-    if (newLanguageMissing || have.present.size() < 2) {
+    if (!engine::hotUpdateScenarioCanRun(have, m_options.newLanguage)) {
         m_status->setText(missing + tr(" (the scenario needs its new language, %1, and one other)")
                                         .arg(QString::fromStdString(m_options.newLanguage)));
         return false;
