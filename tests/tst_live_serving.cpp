@@ -6,7 +6,6 @@
 // reachability is learned from timeouts and probes (a link cut and healed
 // mid-run), and releases follow evaluations by samples (param_server).
 #include "core/data/fashion_mnist.h"
-#include "long_test.h"
 #include "core/engine/inference/serving_sim.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
@@ -156,12 +155,15 @@ private Q_SLOTS:
         QVERIFY(after.degraded > 0);
     }
 
+    // Two runs long enough for requests, answers and an edge-image release
+    // (0.75 virtual s; it was 1.5, half of this file's default time).
     void deterministicWithServing() {
-        SYNAPTIC_LONG_TEST(); // two full runs; tst_simulation checks determinism without serving
         SimOptions o;
-        o.virtualSeconds = 1.5;
+        o.virtualSeconds = 0.75;
         EventHash a, b;
-        run(m_config, o, &a);
+        const auto events = run(m_config, o, &a);
+        QVERIFY(!eventsOf<InferenceEvent>(events).empty());
+        QVERIFY(!eventsOf<EdgeImageEvent>(events).empty());
         run(m_config, o, &b);
         QCOMPARE(a.value(), b.value());
         QCOMPARE(a.count(), b.count());
