@@ -52,7 +52,6 @@ bool offerLangIdWithoutFashionMnist(synaptic::app::GuiOptions &options) {
     const auto files = synaptic::ui::findFashionMnist(options.cluster.dataDir);
     if (files.present())
         return true;
-    const auto fortunes = synaptic::data::fortuneAvailability(synaptic::data::resolveFortuneDir({}));
     const bool scripted = !options.screenshotPath.isEmpty() || !options.commands.empty() ||
                           !options.recordPath.isEmpty() || !options.layoutPath.isEmpty() ||
                           options.stepsPerEdge > 0 || !options.showDocks.isEmpty() ||
@@ -63,6 +62,7 @@ bool offerLangIdWithoutFashionMnist(synaptic::app::GuiOptions &options) {
                      qPrintable(synaptic::ui::missingFashionMnistError(files)));
         return false;
     }
+    const auto fortunes = synaptic::data::fortuneAvailability(synaptic::data::resolveFortuneDir({}));
     if (synaptic::ui::askAboutMissingFashionMnist(nullptr, files, fortunes) == synaptic::ui::MissingDataChoice::Quit) {
         std::fprintf(stderr, "synaptic: error: %s\n", qPrintable(synaptic::ui::missingFashionMnistError(files)));
         return false;
