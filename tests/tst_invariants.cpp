@@ -23,6 +23,8 @@
 #include <QTest>
 
 #include <functional>
+#include <optional>
+#include <utility>
 #include <set>
 
 using namespace synaptic;
@@ -116,6 +118,29 @@ class TestInvariants : public QObject {
         return r;
     }
 
+    // The duplicate-guard scenario, kept and broken, each run once and
+    // recorded: checkCommandExitCodes reads the same two runs back through
+    // `synaptic-node check` instead of simulating them again.
+    QTemporaryDir m_recordings;
+    QString keptRecording() const { return m_recordings.filePath("duplicates_kept.synrec"); }
+    QString brokenRecording() const { return m_recordings.filePath("duplicates_broken.synrec"); }
+    std::optional<std::pair<Run, Run>> m_duplicateRuns;
+
+    const std::pair<Run, Run> &duplicateRuns() {
+        if (!m_duplicateRuns) {
+            session::SessionRecorder keptRecorder(keptRecording().toStdString(), "tst_invariants");
+            Run kept = run("duplicates, guard kept", duplicatingRegion(0.5, 0), {}, {}, &keptRecorder);
+            keptRecorder.close();
+            NodeContext::Faults broken;
+            broken.breakDuplicateGuard = true;
+            session::SessionRecorder brokenRecorder(brokenRecording().toStdString(), "tst_invariants");
+            Run r = run("duplicates, guard broken", duplicatingRegion(0.5, 0), broken, {}, &brokenRecorder);
+            brokenRecorder.close();
+            m_duplicateRuns.emplace(std::move(kept), std::move(r));
+        }
+        return *m_duplicateRuns;
+    }
+
     static std::vector<SimCommand> duplicatingRegion(double duplicate, double jitterMs) {
         return {faultyLink(0, 1, duplicate, jitterMs), faultyLink(0, 2, duplicate, jitterMs),
                 faultyLink(1, 2, duplicate, jitterMs)};
@@ -176,7 +201,10 @@ class TestInvariants : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny); }
+    void initTestCase() {
+        QVERIFY(m_recordings.isValid());
+        loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny);
+    }
 
     // A region partition, a kill and revive of an owner, a move: every
     // invariant holds, and the history holds every kind of record.
@@ -198,11 +226,8 @@ private Q_SLOTS:
 
     // Guard: an owner drops a contribution it already applied.
     void aDuplicateIsAppliedOnceAndABrokenDuplicateGuardIsCaught() {
-        const auto kept = run("duplicates, guard kept", duplicatingRegion(0.5, 0), {});
+        const auto &[kept, r] = duplicateRuns();
         QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
-        NodeContext::Faults broken;
-        broken.breakDuplicateGuard = true;
-        const auto r = run("duplicates, guard broken", duplicatingRegion(0.5, 0), broken);
         QVERIFY2(countOf(r.violations, "applied_exactly_once") > 0, "a contribution applied twice went unnoticed");
         for (const auto &v : r.violations)
             if (v.invariant == "applied_exactly_once")
@@ -563,21 +588,10 @@ private Q_SLOTS:
     // `synaptic-node check FILE`: 0 when every invariant holds, 3 naming the
     // invariant, shard, node and time when one does not, 1 when unreadable.
     void checkCommandExitCodes() {
+        duplicateRuns(); // recorded by the duplicate-guard check, or now when run alone
+        const QString good = keptRecording();
+        const QString bad = brokenRecording();
         QTemporaryDir dir;
-        const QString good = dir.filePath("good.synrec");
-        const QString bad = dir.filePath("bad.synrec");
-        {
-            session::SessionRecorder recorder(good.toStdString(), "tst_invariants");
-            run("recorded, kept", duplicatingRegion(0.5, 0), {}, {}, &recorder);
-            recorder.close();
-        }
-        {
-            NodeContext::Faults broken;
-            broken.breakDuplicateGuard = true;
-            session::SessionRecorder recorder(bad.toStdString(), "tst_invariants");
-            run("recorded, broken", duplicatingRegion(0.5, 0), broken, {}, &recorder);
-            recorder.close();
-        }
         const QString junk = dir.filePath("junk.synrec");
         {
             QFile f(junk);
