@@ -77,6 +77,14 @@ class TestInvariants : public QObject {
         int centerMismatches = 0; // region deltas the center found not based on what it sent
     };
 
+    // The duplicate-guard scenario, kept and broken, each run once and
+    // recorded: checkCommandExitCodes reads the same two runs back through
+    // `synaptic-node check` instead of simulating them again.
+    QTemporaryDir m_recordings;
+    QString keptRecording() const { return m_recordings.filePath("duplicates_kept.synrec"); }
+    QString brokenRecording() const { return m_recordings.filePath("duplicates_broken.synrec"); }
+    std::optional<std::pair<Run, Run>> m_duplicateRuns; // guard kept, guard broken
+
     // tiny_cluster: eu = edges 0-2 (nodes 1-3), us = edges 3-5 (nodes 4-6).
     // `prepare` may submit commands once the plan is known.
     Run run(const char *label, std::vector<SimCommand> commands, NodeContext::Faults faults,
@@ -118,14 +126,6 @@ class TestInvariants : public QObject {
         return r;
     }
 
-    // The duplicate-guard scenario, kept and broken, each run once and
-    // recorded: checkCommandExitCodes reads the same two runs back through
-    // `synaptic-node check` instead of simulating them again.
-    QTemporaryDir m_recordings;
-    QString keptRecording() const { return m_recordings.filePath("duplicates_kept.synrec"); }
-    QString brokenRecording() const { return m_recordings.filePath("duplicates_broken.synrec"); }
-    std::optional<std::pair<Run, Run>> m_duplicateRuns;
-
     const std::pair<Run, Run> &duplicateRuns() {
         if (!m_duplicateRuns) {
             session::SessionRecorder keptRecorder(keptRecording().toStdString(), "tst_invariants");
@@ -134,9 +134,9 @@ class TestInvariants : public QObject {
             NodeContext::Faults broken;
             broken.breakDuplicateGuard = true;
             session::SessionRecorder brokenRecorder(brokenRecording().toStdString(), "tst_invariants");
-            Run r = run("duplicates, guard broken", duplicatingRegion(0.5, 0), broken, {}, &brokenRecorder);
+            Run brokenRun = run("duplicates, guard broken", duplicatingRegion(0.5, 0), broken, {}, &brokenRecorder);
             brokenRecorder.close();
-            m_duplicateRuns.emplace(std::move(kept), std::move(r));
+            m_duplicateRuns.emplace(std::move(kept), std::move(brokenRun));
         }
         return *m_duplicateRuns;
     }
@@ -202,7 +202,7 @@ class TestInvariants : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QVERIFY(m_recordings.isValid());
+        QVERIFY2(m_recordings.isValid(), qPrintable(m_recordings.errorString()));
         loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny);
     }
 
@@ -226,10 +226,11 @@ private Q_SLOTS:
 
     // Guard: an owner drops a contribution it already applied.
     void aDuplicateIsAppliedOnceAndABrokenDuplicateGuardIsCaught() {
-        const auto &[kept, r] = duplicateRuns();
+        const auto &[kept, brokenRun] = duplicateRuns();
         QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
-        QVERIFY2(countOf(r.violations, "applied_exactly_once") > 0, "a contribution applied twice went unnoticed");
-        for (const auto &v : r.violations)
+        QVERIFY2(countOf(brokenRun.violations, "applied_exactly_once") > 0,
+                 "a contribution applied twice went unnoticed");
+        for (const auto &v : brokenRun.violations)
             if (v.invariant == "applied_exactly_once")
                 QVERIFY2(v.detail.find("a second time") != std::string::npos && v.node >= 1 && v.node <= 3 &&
                              v.shard >= 0,
