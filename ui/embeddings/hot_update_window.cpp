@@ -1,8 +1,7 @@
 #include "hot_update_window.h"
 
-#include "core/engine/embeddings/scenario_languages.h"
-
 #include "core/data/fortune_corpus.h"
+#include "core/engine/embeddings/scenario_languages.h"
 #include "ui/charts/time_series_chart.h"
 #include "ui/models/routing_table_model.h"
 #include "ui/models/shard_map_model.h"
