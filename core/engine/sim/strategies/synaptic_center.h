@@ -80,6 +80,9 @@ private:
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
     ShardItem answerItem(int id, Shard &s, const Report &r);
+    // A region's first report based on the initial values (version 0): its
+    // copy starts there, so the first answer is coded too.
+    void seedCopyFromInitial(int id, Shard &s, std::size_t region, const ShardItem &report);
     // One region copy (and its checksum) per region, for coded answers.
     void sizeRegionCopies(Shard &s) const;
     // The whole global copy of shard `id` for `region`, which the region's
