@@ -7,6 +7,8 @@
 #include "core/data/fashion_mnist.h"
 #include "core/engine/codec/codec_spec.h"
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/message.h"
+#include "core/engine/sim/sim_world.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
 #include "events_of.h"
@@ -75,36 +77,60 @@ private Q_SLOTS:
         QTest::newRow("fp16 value deltas") << "fp16";
     }
 
-    void finishedEdgesTakeValuesOnlyAtCenterSyncs() {
-        QFETCH(QString, values);
+    // A run with a tail: eu-2 trains at a third of the speed, so eu-0 and
+    // eu-1 use their step budget long before it and eu-2 trains on alone.
+    // `euOnly` drops the us region, so the center answers eu at once.
+    std::vector<SimEvent> runWithTail(const QString &valuesCodec, bool euOnly = false,
+                                      ClusterConfig *configOut = nullptr) {
         ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
-        c.codecs.values = parseCodec(values.toStdString());
-        // eu-2 trains at a third of the speed: eu-0 and eu-1 use their step
-        // budget long before it, and eu-2 trains on alone for a while.
+        c.codecs.values = parseCodec(valuesCodec.toStdString());
+        if (euOnly)
+            c.regions.pop_back();
         c.regions[0].edges[2].gflops = c.regions[0].edges[0].gflops / 3;
         SimOptions o;
         o.stepsPerEdge = 40;
         o.linkReportSeconds = 0.1;
         std::vector<SimEvent> events;
         runRecorded(c, o, events);
+        if (configOut)
+            *configOut = c;
+        return events;
+    }
 
-        // Per report interval, what owner eu-0 (node 1) sent to eu-1 (node
-        // 2, done training once the tail starts) and to eu-2 (node 3).
+    // Per report interval, what owner eu-0 (node 1) sent to eu-1 (node 2,
+    // done training once the tail starts) and to eu-2 (node 3).
+    static std::map<double, std::pair<std::uint64_t, std::uint64_t>> sentByEu0(const std::vector<SimEvent> &events) {
         std::map<double, std::pair<std::uint64_t, std::uint64_t>> sent;
         for (const auto &l : eventsOf<LinkBytesEvent>(events))
             if (l.from == 1 && (l.to == 2 || l.to == 3))
                 (l.to == 2 ? sent[l.time].first : sent[l.time].second) += l.bytes;
-        // The tail starts at the first interval in which eu-2 heard from
-        // eu-0 and eu-1 did not: while both train, each of eu-0's windows
-        // and merges sends to both.
+        return sent;
+    }
+
+    // The tail starts at the first interval in which eu-2 heard from eu-0
+    // and eu-1 did not: while both train, each of eu-0's windows and merges
+    // sends to both. -1 when there is none.
+    static double tailStart(const std::map<double, std::pair<std::uint64_t, std::uint64_t>> &sent,
+                            int *skippedIntervals = nullptr) {
         double finishedAt = -1;
-        int skippedIntervals = 0;
+        int skipped = 0;
         for (const auto &[time, bytes] : sent)
             if (bytes.second > 0 && bytes.first == 0) {
                 if (finishedAt < 0)
                     finishedAt = time;
-                ++skippedIntervals;
+                ++skipped;
             }
+        if (skippedIntervals)
+            *skippedIntervals = skipped;
+        return finishedAt;
+    }
+
+    void finishedEdgesTakeValuesOnlyAtCenterSyncs() {
+        QFETCH(QString, values);
+        const auto events = runWithTail(values);
+        const auto sent = sentByEu0(events);
+        int skippedIntervals = 0;
+        const double finishedAt = tailStart(sent, &skippedIntervals);
         QVERIFY2(finishedAt > 0, "eu-1 heard from eu-0 whenever eu-2 did");
         std::uint64_t toFinished = 0;
         std::uint64_t toTraining = 0;
@@ -122,10 +148,34 @@ private Q_SLOTS:
                  qPrintable(QString("tail from %1 s to %2 s, %3 intervals without eu-1")
                                 .arg(finishedAt).arg(lastTraining).arg(skippedIntervals)));
         // eu-2 gets eu-0's values after every merge of its windows; eu-1 only
-        // the new global values a center sync brings (one in four merges).
+        // the new global values a center sync brings (one per twelve of
+        // eu-2's lone windows, and the last one).
         QVERIFY(toFinished > 0); // the syncs' global values still reach it (it serves)
         QVERIFY2(toFinished < toTraining / 2,
                  qPrintable(QString("to finished eu-1 %1 B, to training eu-2 %2 B").arg(toFinished).arg(toTraining)));
+    }
+
+    // A center sync waits for a region's worth of training, not for a
+    // number of owner merges: center_sync_windows counts the region's edge
+    // windows. In a tail each merge holds one edge's window. Counting
+    // merges, the region would sync once per 4 of them (the tiny config's
+    // center_sync_windows) instead of once per 4 x 3: 4.1 syncs' worth of
+    // bytes in this tail, against 2.0 counting windows. One region, so the
+    // center answers at once (with two, a finished region's missing report
+    // holds each answer for the center's 2 s merge deadline).
+    void aLoneTailSyncsPerRegionWindowsNotPerMerge() {
+        ClusterConfig c;
+        const auto events = runWithTail("fp32", true, &c);
+        const double finishedAt = tailStart(sentByEu0(events));
+        QVERIFY(finishedAt > 0);
+        std::uint64_t tailUp = 0; // the region's owners to the center, in the tail
+        for (const auto &l : eventsOf<LinkBytesEvent>(events))
+            if (l.to == kCenterNode && l.time > finishedAt)
+                tailUp += l.bytes;
+        const auto parameters = makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan().totalParameters;
+        const double syncs = double(tailUp) / (4.0 * double(parameters)); // whole fp32 model copies
+        // More than the final sync alone (about one copy): one mid-tail too.
+        QVERIFY2(syncs > 1.5 && syncs < 3, qPrintable(QString("%1 syncs' worth of bytes in the tail").arg(syncs)));
     }
 };
 

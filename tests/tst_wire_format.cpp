@@ -98,7 +98,7 @@ std::vector<Message> everyKind() {
     hi.base = floats(128, 3);
     hi.baseVersion = 17;
     hi.sentValues = floats(128, 4);
-    hi.mergesSinceSync = 5;
+    hi.windowsSinceSync = 5;
     hi.syncInFlight = true;
     hi.syncSequence = 6;
     hi.finishing = true;
@@ -253,7 +253,7 @@ private Q_SLOTS:
                 QCOMPARE(a.contributionIds, b.contributionIds);
                 QCOMPARE(a.windows, b.windows);
                 QCOMPARE(a.baseVersion, b.baseVersion);
-                QCOMPARE(a.mergesSinceSync, b.mergesSinceSync);
+                QCOMPARE(a.windowsSinceSync, b.windowsSinceSync);
                 QCOMPARE(a.syncInFlight, b.syncInFlight);
                 QCOMPARE(a.syncSequence, b.syncSequence);
                 QCOMPARE(a.finishing, b.finishing);

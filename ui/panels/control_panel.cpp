@@ -55,6 +55,8 @@ ControlPanel::ControlPanel(const engine::ClusterConfig &config, const QStringLis
     m_sync->setRange(1, 100000);
     m_sync->setSuffix(tr(" windows"));
     m_sync->setValue(config.knobs.centerSyncWindows);
+    m_sync->setToolTip(tr("A region syncs with the center once its edges have merged this many windows each: "
+                          "a region's worth of training, however many of its edges still train"));
     m_lease->setObjectName("lease");
     m_heartbeat->setObjectName("heartbeat");
 

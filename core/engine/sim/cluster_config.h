@@ -50,7 +50,7 @@ struct RegionConfig {
 struct StrategyKnobs {
     int aggregationWindowSteps = 1;   // synaptic: local steps merged before pushing to the owner
     double aggregationWindowMs = 0;   // synaptic: > 0: the window is this many virtual ms instead of a step count
-    int centerSyncWindows = 32;       // synaptic: windows between center syncs
+    int centerSyncWindows = 32;       // synaptic: windows per region edge between center syncs (N x edges edge windows)
     // synaptic: an owner writes its durable state (issue 15 §1) after at
     // most this many version bumps of a shard, at every center sync and at
     // a handoff: a crash loses at most this many merges.

@@ -74,7 +74,7 @@ struct ShardItem {
     at::Tensor base;             // global copy the region last took from the center
     std::uint64_t baseVersion = 0;
     at::Tensor sentValues;       // values when an unanswered delta left for the center
-    int mergesSinceSync = 0;
+    int windowsSinceSync = 0;    // edge windows merged since the last center sync
     bool syncInFlight = false;
     std::uint64_t syncSequence = 0;
     at::Tensor sentDelta;        // the delta in flight as the center decodes it (a resend carries it)

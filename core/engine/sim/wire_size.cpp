@@ -82,7 +82,7 @@ std::uint64_t shardItemSize(const ShardItem &s) {
         n += delimited(ids);
     }
     n += tensorField(s.base) + uint64Field(s.baseVersion) + tensorField(s.sentValues) +
-         int32Field(s.mergesSinceSync) + boolField(s.syncInFlight) + uint64Field(s.syncSequence) +
+         int32Field(s.windowsSinceSync) + boolField(s.syncInFlight) + uint64Field(s.syncSequence) +
          boolField(s.finishing) + boolField(s.delta) + (s.deltaFrom == 0 ? 0 : 2 + varint(s.deltaFrom)) +
          (s.residual.defined() ? 1 + tensorField(s.residual) : 0) +
          (s.published.defined() ? 1 + tensorField(s.published) : 0) + // fields 17, 18, 20: two-byte tags

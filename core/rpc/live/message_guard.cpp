@@ -64,6 +64,9 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
         return "shard " + std::to_string(item.shard) + " carries no data";
     if (item.contributionIds.size() > kMaxContributionIds)
         return "too many contribution ids";
+    if (item.windowsSinceSync < 0)
+        return "shard " + std::to_string(item.shard) + " counts " + std::to_string(item.windowsSinceSync) +
+               " windows since its center sync";
     if (item.windows > kMaxWindowsPerItem)
         return "shard " + std::to_string(item.shard) + " claims " + std::to_string(item.windows) +
                " aggregation windows (at most " + std::to_string(kMaxWindowsPerItem) + ")";

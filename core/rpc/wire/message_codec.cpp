@@ -36,7 +36,7 @@ v1::ShardItem toProto(const e::ShardItem &s) {
     encodeIfDefined(s.base, &v1::ShardItem::mutable_base, out);
     out.set_base_version(s.baseVersion);
     encodeIfDefined(s.sentValues, &v1::ShardItem::mutable_sent_values, out);
-    out.set_merges_since_sync(s.mergesSinceSync);
+    out.set_windows_since_sync(s.windowsSinceSync);
     out.set_sync_in_flight(s.syncInFlight);
     out.set_sync_sequence(s.syncSequence);
     out.set_finishing(s.finishing);
@@ -75,7 +75,7 @@ e::ShardItem fromProto(const v1::ShardItem &s, const std::string &where) {
     out.baseVersion = s.base_version();
     if (s.has_sent_values())
         out.sentValues = decodeTensor(s.sent_values(), where + ".sent_values");
-    out.mergesSinceSync = s.merges_since_sync();
+    out.windowsSinceSync = s.windows_since_sync();
     out.syncInFlight = s.sync_in_flight();
     out.syncSequence = s.sync_sequence();
     out.finishing = s.finishing();

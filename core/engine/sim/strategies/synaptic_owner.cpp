@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace synaptic::engine {
@@ -22,6 +23,9 @@ constexpr double kMaxStepScale = 4.0;
 // How long a restarted owner waits for its region's gradients before it
 // resumes at the versions its state file gives.
 constexpr double kRecoverySeconds = 2.0;
+// Where a shard's count of windows since its center sync stops: it fits
+// the int32 it travels in, and any sync cadence is reached long before.
+constexpr std::int64_t kMaxWindowsSinceSync = std::int64_t(1) << 30;
 } // namespace
 
 SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica)
@@ -74,7 +78,7 @@ std::vector<std::pair<int, std::uint64_t>> SynapticOwner::heldContributions() co
 
 bool SynapticOwner::idle() const {
     for (const auto &[id, s] : m_shards)
-        if (!s.pending.empty() || s.syncInFlight || (m_finishing && s.mergesSinceSync > 0))
+        if (!s.pending.empty() || s.syncInFlight || (m_finishing && s.windowsSinceSync > 0))
             return false;
     return m_orphans.empty() && m_orphanAnswers.empty();
 }
@@ -269,7 +273,14 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     ++s.version;
     if (m_ctx.stateStore)
         m_appliedSinceWrite.emplace_back(shard, ids);
-    ++s.mergesSinceSync;
+    // What the next center sync waits for is training, not merges: a merge
+    // of one straggler's window counts one edge window, not a whole
+    // region's. Counting merges, a region whose other edges had finished
+    // synced as often per lone window as per full one: eight times as
+    // often per sample on the default config's ap, in ap-7's long tail.
+    // Saturated: the count keeps growing while a sync waits for its answer.
+    s.windowsSinceSync = int(std::min<std::int64_t>(std::int64_t(s.windowsSinceSync) + std::lround(windows),
+                                                    kMaxWindowsSinceSync));
     (void)now;
     reportOwnerVersion(shard, s, out);
     out.report(LedgerReport{LedgerReport::Kind::Applied, shard, ids.size(), std::move(ids)});
@@ -366,9 +377,12 @@ void SynapticOwner::sendCenterDelta(std::vector<ShardItem> items, Outbox &out) c
 
 void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
     std::vector<ShardItem> items;
-    const int every = m_ctx.config->knobs.centerSyncWindows;
+    // center_sync_windows counts the region's windows: each of its edges'.
+    const std::int64_t every = std::min<std::int64_t>(
+        std::int64_t(m_ctx.config->knobs.centerSyncWindows) * std::int64_t(std::max<std::size_t>(1, regionEdges().size())),
+        kMaxWindowsSinceSync);
     for (auto &[id, s] : m_shards) {
-        if (s.syncInFlight || s.mergesSinceSync == 0 || (!force && s.mergesSinceSync < every))
+        if (s.syncInFlight || s.windowsSinceSync == 0 || (!force && s.windowsSinceSync < every))
             continue;
         ++s.syncSequence;
         ShardItem item = centerDeltaItem(id, s);
@@ -379,7 +393,7 @@ void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {
         s.syncInFlight = true;
         s.syncSentAt = now;
         s.resends = 0;
-        s.mergesSinceSync = 0;
+        s.windowsSinceSync = 0;
         items.push_back(std::move(item));
     }
     if (!items.empty()) {
@@ -545,7 +559,7 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
     item.base = s.base;
     item.baseVersion = s.baseVersion;
     item.sentValues = s.sentValues;
-    item.mergesSinceSync = s.mergesSinceSync;
+    item.windowsSinceSync = s.windowsSinceSync;
     item.syncInFlight = s.syncInFlight;
     item.syncSequence = s.syncSequence;
     item.sentDelta = s.sentDelta;
@@ -583,7 +597,7 @@ std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) 
         s.baseVersion = item.baseVersion;
         s.baseChecksum = item.checksum;
         s.sentValues = item.sentValues;
-        s.mergesSinceSync = item.mergesSinceSync;
+        s.windowsSinceSync = item.windowsSinceSync;
         s.syncInFlight = item.syncInFlight;
         s.syncSequence = item.syncSequence;
         s.sentDelta = item.sentDelta;
@@ -711,7 +725,7 @@ std::string SynapticOwner::encodeState() const {
         w.u64(s.baseChecksum);
         w.tensor(s.sentValues);
         w.tensor(s.sentDelta);
-        w.i64(s.mergesSinceSync);
+        w.i64(s.windowsSinceSync);
         w.flag(s.syncInFlight);
         w.u64(s.syncSequence);
         w.tensor(s.centerFeedback.residual());
@@ -756,7 +770,11 @@ void SynapticOwner::decodeState(const std::string &bytes, const std::string &sou
         s.baseChecksum = r.u64();
         s.sentValues = r.tensor(device);
         s.sentDelta = r.tensor(device);
-        s.mergesSinceSync = int(r.i64());
+        const auto windowsSinceSync = r.i64();
+        if (windowsSinceSync < 0 || windowsSinceSync > kMaxWindowsSinceSync)
+            throw StateFileError(source + ": shard " + std::to_string(id) + " counts " +
+                                 std::to_string(windowsSinceSync) + " windows since its center sync");
+        s.windowsSinceSync = int(windowsSinceSync);
         s.syncInFlight = r.flag();
         if (s.syncInFlight && !s.sentDelta.defined())
             throw StateFileError(source + ": shard " + std::to_string(id) +

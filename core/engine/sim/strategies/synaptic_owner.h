@@ -17,7 +17,8 @@ namespace synaptic::engine {
 // owns in its region it merges the region's window gradients, applies Adam
 // with per-shard state at a rate scaled by the windows the merge holds,
 // bumps the version and sends the new values to the region's edges still
-// training; every N merges it sends the shard's delta to the center and
+// training; once its region has merged N windows per edge it sends the
+// shard's delta to the center and
 // folds the center's new global copy back in (sent to every edge, finished
 // ones included). Moves a shard to another owner on
 // command (fence, hand off values and optimizer state, forward late
@@ -106,7 +107,10 @@ private:
         std::uint64_t baseVersion = 0;
         std::uint64_t baseChecksum = 0;
         at::Tensor sentValues;        // values when the pending delta left for the center
-        int mergesSinceSync = 0;
+        // Edge windows merged since the last center sync: a merge of the
+        // whole region's windows counts each of them, a straggler's lone
+        // window one (maybeSync).
+        int windowsSinceSync = 0;
         bool syncInFlight = false;
         std::uint64_t syncSequence = 0; // of the last delta sent; its answer must carry it
         at::Tensor sentDelta;         // that delta as the center decodes it (what a resend carries)
