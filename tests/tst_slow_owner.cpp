@@ -77,23 +77,24 @@ private Q_SLOTS:
         QTest::newRow("fp16 value deltas") << "fp16";
     }
 
-    // A run with a tail: eu-2 trains at a third of the speed, so eu-0 and
-    // eu-1 use their step budget long before it and eu-2 trains on alone.
-    // `euOnly` drops the us region, so the center answers eu at once.
-    std::vector<SimEvent> runWithTail(const QString &valuesCodec, bool euOnly = false,
-                                      ClusterConfig *configOut = nullptr) {
+    // A cluster with a tail: eu-2 trains at a third of the speed, so eu-0
+    // and eu-1 use their step budget long before it and eu-2 trains on
+    // alone. `euOnly` drops the us region, so the center answers eu at once.
+    static ClusterConfig tailConfig(const QString &valuesCodec, bool euOnly = false) {
         ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
         c.codecs.values = parseCodec(valuesCodec.toStdString());
         if (euOnly)
             c.regions.pop_back();
         c.regions[0].edges[2].gflops = c.regions[0].edges[0].gflops / 3;
+        return c;
+    }
+
+    std::vector<SimEvent> runWithTail(const ClusterConfig &c) {
         SimOptions o;
         o.stepsPerEdge = 40;
         o.linkReportSeconds = 0.1;
         std::vector<SimEvent> events;
         runRecorded(c, o, events);
-        if (configOut)
-            *configOut = c;
         return events;
     }
 
@@ -127,7 +128,7 @@ private Q_SLOTS:
 
     void finishedEdgesTakeValuesOnlyAtCenterSyncs() {
         QFETCH(QString, values);
-        const auto events = runWithTail(values);
+        const auto events = runWithTail(tailConfig(values));
         const auto sent = sentByEu0(events);
         int skippedIntervals = 0;
         const double finishedAt = tailStart(sent, &skippedIntervals);
@@ -164,8 +165,8 @@ private Q_SLOTS:
     // center answers at once (with two, a finished region's missing report
     // holds each answer for the center's 2 s merge deadline).
     void aLoneTailSyncsPerRegionWindowsNotPerMerge() {
-        ClusterConfig c;
-        const auto events = runWithTail("fp32", true, &c);
+        const ClusterConfig c = tailConfig("fp32", true);
+        const auto events = runWithTail(c);
         const double finishedAt = tailStart(sentByEu0(events));
         QVERIFY(finishedAt > 0);
         std::uint64_t tailUp = 0; // the region's owners to the center, in the tail

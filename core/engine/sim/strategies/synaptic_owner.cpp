@@ -275,10 +275,8 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         m_appliedSinceWrite.emplace_back(shard, ids);
     // What the next center sync waits for is training, not merges: a merge
     // of one straggler's window counts one edge window, not a whole
-    // region's. Counting merges, a region whose other edges had finished
-    // synced as often per lone window as per full one: eight times as
-    // often per sample on the default config's ap, in ap-7's long tail.
-    // Saturated: the count keeps growing while a sync waits for its answer.
+    // region's (counting merges, a region synced as often per lone window
+    // as per full one). Saturated: the count keeps growing while a sync waits for its answer.
     s.windowsSinceSync = int(std::min<std::int64_t>(std::int64_t(s.windowsSinceSync) + std::lround(windows),
                                                     kMaxWindowsSinceSync));
     (void)now;
