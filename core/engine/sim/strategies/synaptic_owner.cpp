@@ -206,8 +206,13 @@ void SynapticOwner::merge(double now, Outbox &out) {
     for (const auto &[e, heard] : m_lastHeardRound)
         if (!m_finishedEdges.count(e) && heard + kInactiveRounds > m_round)
             regionDone = false;
-    if (regionDone)
-        m_finishing = true;
+    // Recomputed at every merge, not latched: finished edges' last windows
+    // arrive together, so a straggler can miss kInactiveRounds merges and
+    // look done, then send its next window. Latched, every center answer
+    // forced a sync for the rest of its tail (a sync per answer instead of
+    // per region's worth of windows: 12.6 of 31.4 MB through the center on
+    // the default, BENCHMARKS "fifth pass").
+    m_finishing = regionDone;
     maybeSync(now, m_finishing, out);
     maybePersist(false, out);
     if (m_recovering && hadGradients)
