@@ -139,6 +139,18 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, dou
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
 
+    // A newer window from an edge this owner counted out (finished, or not
+    // heard for kInactiveRounds merges) means the region is not done after
+    // all: the others' last windows came as a burst of merges between two
+    // of a straggler's. Without this, every center answer would force a
+    // sync for the rest of the straggler's tail, not one per region's worth
+    // of windows. Only this evidence clears the flag: an owner that took a
+    // shard over with it has no view of the region's edges of its own.
+    const auto heard = m_lastHeardRound.find(origin);
+    const bool countedOut = m_finishedEdges.count(origin) > 0 ||
+                            (heard != m_lastHeardRound.end() && heard->second + kInactiveRounds <= m_round);
+    if (!m.last && m.round > m_arrivedWindow[origin] && countedOut)
+        m_finishing = false;
     m_heardThisRound.insert(origin);
     m_lastHeardRound[origin] = m_round;
     if (m.last)
@@ -206,13 +218,8 @@ void SynapticOwner::merge(double now, Outbox &out) {
     for (const auto &[e, heard] : m_lastHeardRound)
         if (!m_finishedEdges.count(e) && heard + kInactiveRounds > m_round)
             regionDone = false;
-    // Recomputed at every merge, not latched: finished edges' last windows
-    // arrive together, so a straggler can miss kInactiveRounds merges and
-    // look done, then send its next window. Latched, every center answer
-    // forced a sync for the rest of its tail (a sync per answer instead of
-    // per region's worth of windows: 12.6 of 31.4 MB through the center on
-    // the default, BENCHMARKS "fifth pass").
-    m_finishing = regionDone;
+    if (regionDone)
+        m_finishing = true; // until an edge counted out sends a newer window (onGradients)
     maybeSync(now, m_finishing, out);
     maybePersist(false, out);
     if (m_recovering && hadGradients)

@@ -184,9 +184,10 @@ private:
     void endRecovery(double now, Outbox &out);
     bool m_deadlineArmed = false;
     bool m_resendArmed = false;          // a kSyncResendTimer is pending
-    // Every edge of the region finished or went quiet at the last merge
-    // (or a handoff came from an owner that saw so): each merge and center
-    // answer then syncs what is left, so the center gets the end state.
+    // Every edge of the region finished or went quiet (or a handoff came
+    // from an owner that saw so): each merge and center answer then syncs
+    // what is left, so the center gets the end state. Cleared when an edge
+    // counted out sends a newer window.
     bool m_finishing = false;
 };
 
