@@ -160,11 +160,11 @@ private Q_SLOTS:
     void aLoneTailSyncsPerRegionWindowsNotPerMerge_data() {
         QTest::addColumn<double>("slowdown"); // eu-2's compute against the others'
         QTest::addColumn<double>("most");     // whole fp32 model copies to the center in the tail
-        // eu-2 has 40 x 2/3 and 40 x 4/5 windows left when the others
-        // finish: 2.2 and 2.7 syncs' worth at one per 4 x 3 (the tiny
-        // config's center_sync_windows x edges), about 1.5 and 2 syncs
-        // whole, each a model copy, then the final one. Measured: 2.0 and
-        // 3.4. The bounds sit under each row's failure mode (below).
+        // eu-2 has about 40 x 2/3 and 40 x 4/5 windows left when the
+        // others finish: 2.2 and 2.7 syncs' worth at one per 4 x 3 (the
+        // tiny config's center_sync_windows x edges), then the final sync.
+        // Measured: 2.0 and 3.4 model copies. Each bound sits under its
+        // row's failure mode (below): 4.1 and 20.9.
         QTest::newRow("a third of the speed") << 3.0 << 3.0;
         QTest::newRow("a fifth of the speed") << 5.0 << 4.2;
     }

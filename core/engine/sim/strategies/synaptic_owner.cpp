@@ -139,16 +139,19 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, dou
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
 
-    // A newer window from an edge this owner counted out (finished, or not
-    // heard for kInactiveRounds merges) means the region is not done after
-    // all: the others' last windows came as a burst of merges between two
-    // of a straggler's. Without this, every center answer would force a
-    // sync for the rest of the straggler's tail, not one per region's worth
-    // of windows. Only this evidence clears the flag: an owner that took a
-    // shard over with it has no view of the region's edges of its own.
-    const auto heard = m_lastHeardRound.find(origin);
+    // A newer window (not its last) from an edge this owner counted out
+    // (finished, or not heard for kInactiveRounds merges) means the region
+    // is not done after all: as when the others' last windows come as a
+    // burst of merges between two of a straggler's, or an edge revives.
+    // Without this, every center answer would force a sync for the rest of
+    // the straggler's tail, not one per region's worth of windows. Not
+    // recomputed at each merge instead: an owner that got the flag with a
+    // handoff may never have heard the region's edges (it owned nothing
+    // before), and its own count would drop the verdict the region's last
+    // delta depends on.
+    const auto lastHeard = m_lastHeardRound.find(origin);
     const bool countedOut = m_finishedEdges.count(origin) > 0 ||
-                            (heard != m_lastHeardRound.end() && heard->second + kInactiveRounds <= m_round);
+                            (lastHeard != m_lastHeardRound.end() && lastHeard->second + kInactiveRounds <= m_round);
     if (!m.last && m.round > m_arrivedWindow[origin] && countedOut)
         m_finishing = false;
     m_heardThisRound.insert(origin);

@@ -187,7 +187,7 @@ private:
     // Every edge of the region finished or went quiet (or a handoff came
     // from an owner that saw so): each merge and center answer then syncs
     // what is left, so the center gets the end state. Cleared when an edge
-    // counted out sends a newer window.
+    // counted out sends a newer window that is not its last.
     bool m_finishing = false;
 };
 
