@@ -139,26 +139,23 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, dou
     for (auto &[node, f] : forwards)
         out.send(std::move(f));
 
-    // A newer window (not its last) from an edge this owner counted out
-    // (finished, or not heard for kInactiveRounds merges) means the region
-    // is not done after all: as when the others' last windows come as a
-    // burst of merges between two of a straggler's, or an edge revives.
-    // Without this, every center answer would force a sync for the rest of
-    // the straggler's tail, not one per region's worth of windows. Not
-    // recomputed at each merge instead: an owner that got the flag with a
-    // handoff may never have heard the region's edges (it owned nothing
-    // before), and its own count would drop the verdict the region's last
-    // delta depends on.
+    // A newer window, not its last, from an edge this owner counted out
+    // (finished, or quiet for kInactiveRounds merges: as when the others'
+    // last windows came as a burst of merges) means the region is not done
+    // after all. Only this clears the flag, not a recount at each merge: an
+    // owner that got the flag with a handoff may never have heard the
+    // region's edges, and would drop the verdict its last delta depends on.
+    const bool newerWindow = !m.last && m.round > m_arrivedWindow[origin];
     const auto lastHeard = m_lastHeardRound.find(origin);
     const bool countedOut = m_finishedEdges.count(origin) > 0 ||
                             (lastHeard != m_lastHeardRound.end() && lastHeard->second + kInactiveRounds <= m_round);
-    if (!m.last && m.round > m_arrivedWindow[origin] && countedOut)
+    if (newerWindow && countedOut)
         m_finishing = false;
     m_heardThisRound.insert(origin);
     m_lastHeardRound[origin] = m_round;
     if (m.last)
         m_finishedEdges.insert(origin);
-    else if (m.round > m_arrivedWindow[origin])
+    else if (newerWindow)
         m_finishedEdges.erase(origin); // trains again (a revived edge): values after every merge again
     m_arrivedWindow[origin] = std::max(m_arrivedWindow[origin], m.round);
 
@@ -291,7 +288,8 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     // What the next center sync waits for is training, not merges: a merge
     // of one straggler's window counts one edge window, not a whole
     // region's (counting merges, a region synced as often per lone window
-    // as per full one). Saturated: the count keeps growing while a sync waits for its answer.
+    // as per full one). Saturated: the count keeps growing while a sync
+    // waits for its answer.
     s.windowsSinceSync = int(std::min<std::int64_t>(std::int64_t(s.windowsSinceSync) + std::lround(windows),
                                                     kMaxWindowsSinceSync));
     (void)now;
