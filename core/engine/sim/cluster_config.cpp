@@ -182,7 +182,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         c.task = top.text("task", c.task, kTasks);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
+                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds", "confidence_threshold"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
@@ -190,6 +190,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             n.centerSyncWindows = int(k.integer("center_sync_windows", n.centerSyncWindows, 1, 100000));
             n.durableEveryMerges = int(k.integer("durable_every_merges", n.durableEveryMerges, 1, 100000));
             n.dilocoLocalSteps = int(k.integer("diloco_local_steps", n.dilocoLocalSteps, 1, 100000));
+            n.trainAheadWindows = int(k.integer("train_ahead_windows", n.trainAheadWindows, 0, 64));
             if (k.has("wait_for_values")) {
                 if (!k.at("wait_for_values").is_boolean())
                     Reader::fail("knobs.wait_for_values", "must be true or false, got " + k.at("wait_for_values").dump());

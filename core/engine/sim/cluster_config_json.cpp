@@ -85,6 +85,7 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
           {"center_sync_windows", k.centerSyncWindows},
           {"durable_every_merges", k.durableEveryMerges},
           {"wait_for_values", k.waitForValues},
+          {"train_ahead_windows", k.trainAheadWindows},
           {"diloco_local_steps", k.dilocoLocalSteps},
           {"gossip_steps", k.gossipSteps},
           {"gossip_same_region", k.gossipSameRegion},

@@ -95,6 +95,7 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_owner.onKilled(out);
     m_cache.flush(); // unsent window gradients die with the process
     m_windowSteps = 0;
+    m_windowsAhead = 0;
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
     out.report(LeaseEvent{now, m_edge, "down", 0});
@@ -108,6 +109,7 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out)
         // Read-only at once: what the cache holds is never pushed.
         m_cache.flush();
         m_windowSteps = 0;
+        m_windowsAhead = 0;
     }
     out.report(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
 }
@@ -152,8 +154,10 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
             m_unresponsiveOwners.erase(m.from);
             // Only the owner's answer to this edge's last window lets it
             // train on (values a center sync brought do not include it).
-            if (answersWindow(m) && m_awaitingOwners.erase(m.from) && m_awaitingOwners.empty())
+            if (answersWindow(m) && m_awaitingOwners.erase(m.from) && m_awaitingOwners.empty()) {
+                closeWindowIfDue(now, out);
                 startStepIfAllowed(now, out);
+            }
         }
         break;
     default: break;
@@ -194,6 +198,8 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
             // off) until they are heard from again.
             m_unresponsiveOwners.insert(m_awaitingOwners.begin(), m_awaitingOwners.end());
             m_awaitingOwners.clear();
+            if (!m_stepRunning)
+                closeWindowIfDue(now, out);
             startStepIfAllowed(now, out);
         }
         break;
@@ -257,10 +263,21 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     startStepIfAllowed(now, out);
 }
 
+bool SynapticEdge::mayTrainAhead() const {
+    // Only where waiting would idle the edge for more than a step: on a
+    // fast link the answer comes within a step, and the next step is best
+    // taken on the values it brings.
+    return m_windowsAhead < m_ctx.config->knobs.trainAheadWindows && !m_answerSeconds.empty() &&
+           medianAnswerSeconds() > stepSeconds();
+}
+
 void SynapticEdge::startStepIfAllowed(double now, Outbox &out) {
-    if (m_done || m_stepRunning || !m_lease.canTrain(leaseClock(now)) || !m_awaitingOwners.empty())
+    if (m_done || m_stepRunning || !m_lease.canTrain(leaseClock(now)))
         return;
-    if (m_ctx.stepsPerEdge > 0 && m_stepsPushed >= m_ctx.stepsPerEdge) {
+    const bool budgetUsed = m_ctx.stepsPerEdge > 0 && m_stepsPushed >= m_ctx.stepsPerEdge;
+    if (!m_awaitingOwners.empty() && (budgetUsed || !mayTrainAhead()))
+        return;
+    if (budgetUsed) {
         closeWindow(now, true, out);
         m_done = true;
         return;
@@ -298,12 +315,28 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
         m_unresponsiveOwners.erase(v.from);
     }
     m_pendingValues.clear();
-    const auto &k = m_ctx.config->knobs;
-    const bool windowOver = k.aggregationWindowMs > 0 ? now - m_windowStart >= k.aggregationWindowMs / 1e3 - 1e-12
-                                                      : m_windowSteps >= k.aggregationWindowSteps;
-    if (m_lease.canTrain(leaseClock(now)) && m_windowSteps > 0 && windowOver)
-        closeWindow(now, false, out);
+    if (m_lease.canTrain(leaseClock(now)) && windowOver(now)) {
+        if (m_awaitingOwners.empty()) {
+            closeWindow(now, false, out);
+        } else {
+            // Trained ahead (mayTrainAhead): the window stays open until the
+            // answer comes, so the slow link carries one message per answer.
+            ++m_windowsAhead;
+            m_windowSteps = 0;
+        }
+    }
     startStepIfAllowed(now, out);
+}
+
+bool SynapticEdge::windowOver(double now) const {
+    const auto &k = m_ctx.config->knobs;
+    return m_windowSteps > 0 && (k.aggregationWindowMs > 0 ? now - m_windowStart >= k.aggregationWindowMs / 1e3 - 1e-12
+                                                           : m_windowSteps >= k.aggregationWindowSteps);
+}
+
+void SynapticEdge::closeWindowIfDue(double now, Outbox &out) {
+    if (m_windowsAhead > 0 && m_lease.canTrain(leaseClock(now)))
+        closeWindow(now, false, out);
 }
 
 std::vector<bool> SynapticEdge::heldShards(double now, bool last) const {
@@ -324,8 +357,13 @@ std::vector<bool> SynapticEdge::heldShards(double now, bool last) const {
 }
 
 void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
-    const auto merged = m_cache.flushExcept(heldShards(now, last));
+    // The windows this one spans, for the owner's weighing: each that ended
+    // while the edge trained ahead, and the open one if it is over too
+    // (steps of an open window that is not over ride along uncounted).
+    const int extra = m_windowsAhead > 0 ? m_windowsAhead - (windowOver(now) ? 0 : 1) : 0;
+    const auto merged = m_cache.flushExcept(heldShards(now, last), extra);
     m_windowSteps = 0;
+    m_windowsAhead = 0;
     ++m_window;
     std::map<int, Message> byOwner;
     auto messageFor = [&](int ownerNode) -> Message & {
@@ -463,6 +501,7 @@ void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &
     m_done = true; // no more training: what is in the cache is dropped, as on a lease lapse
     m_cache.flush();
     m_windowSteps = 0;
+    m_windowsAhead = 0;
     // Every shard this edge owns goes to the other edges of its region that
     // are up, in turn, so the region keeps merging without it (with nobody
     // to hand to, the shards wait at the center's last copy).

@@ -53,6 +53,14 @@ private:
     void startStepIfAllowed(double now, Outbox &out);
     void finishStep(double now, Outbox &out);
     void closeWindow(double now, bool last, Outbox &out);
+    // Closes the open window once its owners answered the last one, if it
+    // is over (it may have run past its end while the edge trained ahead).
+    void closeWindowIfDue(double now, Outbox &out);
+    // Whether the edge may train a step while its owners' answer to the
+    // last window is in flight (knobs.trainAheadWindows).
+    bool mayTrainAhead() const;
+    // The open window has steps and has reached its end (steps or ms).
+    bool windowOver(double now) const;
     void applyValues(double now, const Message &m, Outbox &out);
     void onLease(double now, const Message &grant, Outbox &out);
     void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
@@ -118,6 +126,9 @@ private:
     bool m_done = false;
     bool m_left = false;                    // left the cluster: no more heartbeats (a finished edge keeps them to serve)
     int m_windowSteps = 0;
+    // Windows that ended while the owners' answer to the last one was still
+    // in flight: the edge trained on and they stay open, one window to send.
+    int m_windowsAhead = 0;
     double m_windowStart = 0;               // virtual time the open window's first step started
     std::uint64_t m_window = 0;
     std::uint64_t m_gradientMessagesSent = 0;
