@@ -38,6 +38,7 @@ private Q_SLOTS:
         QCOMPARE(c.interRegion.bandwidthBitsPerSecond, 100e6);
         QCOMPARE(c.partition, std::string("iid"));
         QCOMPARE(c.strategy, std::string("synaptic"));
+        QCOMPARE(c.knobs.trainAheadWindows, 8); // ap-7's slow last mile: no lone tail (issue 14, seventh pass)
         // Per-request costs: the shipped file states the measured defaults.
         const ServingKnobs measured;
         QCOMPARE(c.serving.edgeRequestMs, measured.edgeRequestMs);
@@ -166,6 +167,15 @@ private Q_SLOTS:
         QCOMPARE(back.serving.probeMs, 250.0);
     }
 
+    // Written back, so a recording's config reruns with the same edges.
+    void trainAheadRoundTrips() {
+        const ClusterConfig c = parseClusterConfig(R"({"knobs": {"train_ahead_windows": 8},
+                                                       "regions": [{"name": "a", "edges": [{}]}]})",
+                                                   "ahead.json");
+        QCOMPARE(c.knobs.trainAheadWindows, 8);
+        QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
+    }
+
     void geography() {
         const ClusterConfig c = parseClusterConfig(R"({
             "links": {"inter_region": {"latency_ms": 50, "bandwidth_mbps": 80, "loss": 0.01},
@@ -204,6 +214,7 @@ private Q_SLOTS:
         QCOMPARE(c.knobs.aggregationWindowSteps, 1);
         QCOMPARE(c.knobs.centerSyncWindows, 32);
         QCOMPARE(c.knobs.waitForValues, true);
+        QCOMPARE(c.knobs.trainAheadWindows, 0); // an edge waits idle unless the config says otherwise
         QCOMPARE(c.knobs.gossipSteps, 4);
         QCOMPARE(c.knobs.confidenceThreshold, 0.85);
         QCOMPARE(c.edgeCenter.bandwidthBitsPerSecond, 100e6);
@@ -264,6 +275,8 @@ private Q_SLOTS:
                                              << "knobs.outer_optimizer: must be one of nesterov, average";
         QTest::newRow("wait not bool") << R"({"knobs": {"wait_for_values": "yes"}, "regions": []})"
                                        << "knobs.wait_for_values: must be true or false";
+        QTest::newRow("train ahead too far") << R"({"knobs": {"train_ahead_windows": 65}, "regions": []})"
+                                             << "knobs.train_ahead_windows: must be between 0 and 64";
         QTest::newRow("zero gossip steps") << R"({"knobs": {"gossip_steps": 0}, "regions": []})"
                                            << "knobs.gossip_steps: must be between 1 and 100000";
         QTest::newRow("zero sync windows") << R"({"knobs": {"center_sync_windows": 0}, "regions": []})"

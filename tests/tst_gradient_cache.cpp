@@ -54,26 +54,6 @@ private Q_SLOTS:
         QCOMPARE(cache.flush()[0].windows, 1);
     }
 
-    // An edge that trained ahead sends the windows it kept open as one: each
-    // flushed shard spans them all, on top of what it was held for.
-    void windowsKeptOpenAddToEveryShardsSpan() {
-        GradientCache cache({2, 2});
-        QCOMPARE(cache.pushGradient(1, torch::tensor({1.f, 1.f}), 0), Push::Accepted);
-        QVERIFY(cache.flushExcept({false, true}).empty()); // shard 1 held once for a slow owner
-        for (int step = 0; step < 3; ++step) {
-            QCOMPARE(cache.pushGradient(0, torch::tensor({float(step), 1.f}), 0), Push::Accepted);
-            QCOMPARE(cache.pushGradient(1, torch::tensor({1.f, 1.f}), 0), Push::Accepted);
-        }
-        const auto merged = cache.flushExcept({false, false}, 2);
-        QCOMPARE(merged.size(), std::size_t(2));
-        QCOMPARE(merged[0].windows, 3);
-        QCOMPARE(merged[0].contributions, 3);
-        QVERIFY(torch::allclose(merged[0].mean, torch::tensor({1.f, 1.f})));
-        QCOMPARE(merged[1].windows, 4);
-        QCOMPARE(merged[1].contributions, 4);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, cache.flushExcept({}, -1));
-    }
-
     void pushedTensorIsCopied() {
         GradientCache cache({3});
         auto g = torch::ones({3});

@@ -61,13 +61,10 @@ std::uint64_t GradientCache::cachedVersion(int shard) const {
 
 std::vector<MergedGradient> GradientCache::flush() { return flushExcept({}); }
 
-std::vector<MergedGradient> GradientCache::flushExcept(const std::vector<bool> &hold, int extraWindows) {
+std::vector<MergedGradient> GradientCache::flushExcept(const std::vector<bool> &hold) {
     if (!hold.empty() && hold.size() != m_slots.size())
         throw std::invalid_argument("GradientCache::flushExcept: hold marks " + std::to_string(hold.size()) +
                                     " shards, the cache has " + std::to_string(m_slots.size()));
-    if (extraWindows < 0)
-        throw std::invalid_argument("GradientCache::flushExcept: extraWindows " + std::to_string(extraWindows) +
-                                    " is negative");
     std::vector<MergedGradient> out;
     for (std::size_t i = 0; i < m_slots.size(); ++i) {
         Slot &slot = m_slots[i];
@@ -78,7 +75,7 @@ std::vector<MergedGradient> GradientCache::flushExcept(const std::vector<bool> &
             continue;
         }
         out.push_back({int(i), slot.sum.div_(double(slot.contributions)), slot.contributions, slot.baseVersion,
-                       1 + slot.windowsHeld + extraWindows});
+                       1 + slot.windowsHeld});
         slot.sum = at::Tensor();
         slot.contributions = 0;
         slot.windowsHeld = 0;

@@ -43,10 +43,8 @@ public:
     std::vector<MergedGradient> flush();
     // The same for every shard but those marked in `hold` (by shard id),
     // which keep accumulating into the next window: flow control towards
-    // an owner that has not answered the last window yet. `extraWindows`:
-    // windows the edge kept open past their end (it trained ahead while its
-    // owners' answer was in flight), counted in every flushed shard's span.
-    std::vector<MergedGradient> flushExcept(const std::vector<bool> &hold, int extraWindows = 0);
+    // an owner that has not answered the last window yet.
+    std::vector<MergedGradient> flushExcept(const std::vector<bool> &hold);
 
     std::uint64_t accepted() const { return m_accepted; }
     std::uint64_t rejected() const { return m_rejected; }

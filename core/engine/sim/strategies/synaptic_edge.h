@@ -53,8 +53,8 @@ private:
     void startStepIfAllowed(double now, Outbox &out);
     void finishStep(double now, Outbox &out);
     void closeWindow(double now, bool last, Outbox &out);
-    // Closes the open window once its owners answered the last one, if it
-    // is over (it may have run past its end while the edge trained ahead).
+    // Once the owners answered the last window: sends the windows the edge
+    // kept open while it trained ahead, if there are any.
     void closeWindowIfDue(double now, Outbox &out);
     // Whether the edge may train a step while its owners' answer to the
     // last window is in flight (knobs.trainAheadWindows).
