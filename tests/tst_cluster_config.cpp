@@ -275,8 +275,10 @@ private Q_SLOTS:
                                              << "knobs.outer_optimizer: must be one of nesterov, average";
         QTest::newRow("wait not bool") << R"({"knobs": {"wait_for_values": "yes"}, "regions": []})"
                                        << "knobs.wait_for_values: must be true or false";
-        QTest::newRow("train ahead too far") << R"({"knobs": {"train_ahead_windows": 65}, "regions": []})"
-                                             << "knobs.train_ahead_windows: must be between 0 and 64";
+        QTest::newRow("train ahead too far") << R"({"knobs": {"train_ahead_windows": 17}, "regions": []})"
+                                             << "knobs.train_ahead_windows: must be between 0 and 16";
+        QTest::newRow("train ahead negative") << R"({"knobs": {"train_ahead_windows": -1}, "regions": []})"
+                                              << "knobs.train_ahead_windows: must be between 0 and 16";
         QTest::newRow("zero gossip steps") << R"({"knobs": {"gossip_steps": 0}, "regions": []})"
                                            << "knobs.gossip_steps: must be between 1 and 100000";
         QTest::newRow("zero sync windows") << R"({"knobs": {"center_sync_windows": 0}, "regions": []})"

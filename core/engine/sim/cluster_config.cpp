@@ -190,7 +190,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             n.centerSyncWindows = int(k.integer("center_sync_windows", n.centerSyncWindows, 1, 100000));
             n.durableEveryMerges = int(k.integer("durable_every_merges", n.durableEveryMerges, 1, 100000));
             n.dilocoLocalSteps = int(k.integer("diloco_local_steps", n.dilocoLocalSteps, 1, 100000));
-            n.trainAheadWindows = int(k.integer("train_ahead_windows", n.trainAheadWindows, 0, 64));
+            n.trainAheadWindows = int(k.integer("train_ahead_windows", n.trainAheadWindows, 0, 16));
             if (k.has("wait_for_values")) {
                 if (!k.at("wait_for_values").is_boolean())
                     Reader::fail("knobs.wait_for_values", "must be true or false, got " + k.at("wait_for_values").dump());

@@ -315,14 +315,21 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
         m_unresponsiveOwners.erase(v.from);
     }
     m_pendingValues.clear();
-    if (m_lease.canTrain(leaseClock(now)) && windowOver(now)) {
-        if (m_awaitingOwners.empty()) {
+    if (m_lease.canTrain(leaseClock(now))) {
+        if (!m_awaitingOwners.empty()) {
+            if (windowOver(now)) {
+                // Trained ahead (mayTrainAhead): the window stays open until
+                // the answer comes, so the slow link carries one message per
+                // answer.
+                ++m_windowsAhead;
+                m_windowSteps = 0;
+            }
+        } else if (m_windowsAhead > 0) {
+            // Windows kept open go as soon as the answer is in, whether or
+            // not the current one is over: each step makes them staler.
+            closeWindowIfDue(now, out);
+        } else if (windowOver(now)) {
             closeWindow(now, false, out);
-        } else {
-            // Trained ahead (mayTrainAhead): the window stays open until the
-            // answer comes, so the slow link carries one message per answer.
-            ++m_windowsAhead;
-            m_windowSteps = 0;
         }
     }
     startStepIfAllowed(now, out);
@@ -335,8 +342,14 @@ bool SynapticEdge::windowOver(double now) const {
 }
 
 void SynapticEdge::closeWindowIfDue(double now, Outbox &out) {
-    if (m_windowsAhead > 0 && m_lease.canTrain(leaseClock(now)))
-        closeWindow(now, false, out);
+    if (m_done || m_windowsAhead == 0 || !m_lease.canTrain(leaseClock(now)))
+        return;
+    // With the step budget used these windows are the last: sent as such,
+    // the owners need not wait another round trip on the slow link for an
+    // empty last window (nor count the edge out meanwhile and sync early).
+    const bool last = m_ctx.stepsPerEdge > 0 && m_stepsPushed >= m_ctx.stepsPerEdge;
+    closeWindow(now, last, out);
+    m_done = last;
 }
 
 std::vector<bool> SynapticEdge::heldShards(double now, bool last) const {
