@@ -64,8 +64,8 @@ private Q_SLOTS:
         QVERIFY(fast.samples > 0);
         QCOMPARE(waiting.samples, fast.samples);
         QCOMPARE(ahead.samples, fast.samples);
-        // Waiting idle, eu-2 trains at its link's pace: the run lasts twice
-        // as long as compute alone would take.
+        // Waiting idle, eu-2 trains at its link's pace: the run lasts more
+        // than twice as long as compute alone would take.
         QVERIFY2(waiting.virtualSeconds > 2.0 * fast.virtualSeconds, qPrintable(all));
         // Training ahead it gets most of the way back to its compute's pace
         // (measured: 3.8x as long waiting, 1.4x ahead; what is left is its

@@ -57,8 +57,8 @@ struct StrategyKnobs {
     int durableEveryMerges = 8;
     bool waitForValues = true;        // synaptic: an edge waits for its owners' new values after each window
     // synaptic: an edge whose owners answer slower than it trains a step (a
-    // slow last mile) trains on while it waits, folding up to this many
-    // more windows into the open one (bounded staleness); 0 waits idle.
+    // slow last mile) trains on while it waits, keeping up to this many
+    // windows open and sending them as one with the answer; 0 waits idle.
     int trainAheadWindows = 0;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour

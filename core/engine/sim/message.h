@@ -69,7 +69,10 @@ struct ShardItem {
     std::uint64_t deltaFrom = 0;
     AdamState optimizer;         // Handoff only
     std::vector<std::uint64_t> contributionIds; // Gradients: the pushes merged into `data`
-    std::uint32_t windows = 1;   // Gradients: aggregation windows `data` is the mean of (held for a slow owner: more)
+    // Gradients: the weight, in aggregation windows, the edge claims for the
+    // mean in `data` (held for a slow owner: more; windows kept open while
+    // it trained ahead count as one).
+    std::uint32_t windows = 1;
     // Handoff only: the rest of the owner's state for the shard.
     at::Tensor base;             // global copy the region last took from the center
     std::uint64_t baseVersion = 0;

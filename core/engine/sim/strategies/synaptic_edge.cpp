@@ -371,13 +371,16 @@ std::vector<bool> SynapticEdge::heldShards(double now, bool last) const {
 
 void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     // Windows the edge kept open while it trained ahead go as one: the mean
-    // of all their steps, weighed by the owner as a single window. Its steps
-    // were computed on values up to trainAheadWindows windows old; weighed
-    // by their count, the owner would step that many times as far on the
-    // stalest gradient of its merge (staleness-aware asynchronous SGD
-    // divides the step by the staleness instead). Measured on the default
-    // (docs/BENCHMARKS.md, seventh pass): as one window, the same IID
-    // accuracy and 0.6 pp more on the non-IID scenario than by their count.
+    // of all their steps, weighed by the owner as a single window. Weighed
+    // by their count, N kept-open windows would be N of the 7 + N in an ap
+    // owner's merge on the default: one edge's labels would set most of the
+    // step (the non-IID case) and raise its learning-rate share by N / 8,
+    // on gradients that lack the answer to the edge's own last window (the
+    // older the longer that answer takes). Measured on the default, seeds
+    // 1-3 (docs/BENCHMARKS.md, seventh pass): as one window, the same IID
+    // accuracy and about 0.5 pp more on the non-IID scenario.
+    // Shards held for a slow owner (heldShards) still claim their count:
+    // there the edge trained on fresh values, and only the owner is slow.
     const auto merged = m_cache.flushExcept(heldShards(now, last));
     m_windowSteps = 0;
     m_windowsAhead = 0;

@@ -16,7 +16,9 @@ namespace synaptic::engine {
 // A synaptic edge (issue 3 §3, §5): trains on its partition with its cached
 // replica, pushes every step's gradient into its local cache stamped with
 // the shard versions it was computed on, and at the end of each aggregation
-// window sends the merged gradients to each shard's owner in the region.
+// window sends the merged gradients to each shard's owner in the region
+// (behind a slow link it may train ahead and send several windows as one:
+// knobs.trainAheadWindows).
 // Applies owners' new values at step boundaries. Holds a lease from the
 // center: read-only (no training, no pushes) when it lapses; on a new lease
 // it catches up with every owner before training again. Also hosts the

@@ -248,8 +248,9 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         s.applied.insert(p.item.contributionIds);
         if (!p.lease.validAt(p.sentAt))
             out.ledger(LedgerReport::Kind::AppliedUnderExpiredLease, 1); // the gate must make this impossible
-        // Each edge's mean weighs as many windows as it spans (a shard held
-        // for a slow owner carries several).
+        // Each edge's mean weighs as many windows as the edge claims (a
+        // shard held for a slow owner carries several; see SynapticEdge::
+        // closeWindow for windows kept open while training ahead).
         // Capped: one edge's claim cannot outweigh the whole region by much.
         const double w = std::min(double(std::max<std::uint32_t>(1, p.item.windows)),
                                   kMaxStepScale * double(regionEdges().size()));
