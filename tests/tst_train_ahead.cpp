@@ -5,6 +5,7 @@
 // its region's last windows are its lone tail.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/message.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
 
@@ -22,10 +23,18 @@ class TestTrainAhead : public QObject {
     TensorSet m_test;
     static constexpr int kSteps = 40; // per edge
 
+    // What eu-2 (edge 2) sent its owners: gradient messages, and how many
+    // of its last ones (one per owner) carried no gradients.
+    struct SlowEdgeSent {
+        int messages = 0;
+        int emptyLast = 0;
+        int claimingMoreThanOneWindow = 0;
+    };
+
     // eu only (the center answers at once); with `slowLastMile` eu-2 is
     // behind 50 ms and 20 Mb/s each way, so an answer to its window takes
     // several of its steps.
-    StrategyResult run(bool slowLastMile, int trainAheadWindows) {
+    StrategyResult run(bool slowLastMile, int trainAheadWindows, SlowEdgeSent *sent = nullptr) {
         ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
         c.regions.pop_back();
         if (slowLastMile)
@@ -34,6 +43,17 @@ class TestTrainAhead : public QObject {
         SimOptions o;
         o.stepsPerEdge = kSteps;
         o.finalFullEvaluation = false;
+        if (sent)
+            o.messageTap = [sent](const Message &m, std::uint64_t) {
+                if (m.kind != MessageKind::Gradients || m.origin != 2)
+                    return;
+                ++sent->messages;
+                if (m.last && m.shards.empty())
+                    ++sent->emptyLast;
+                for (const auto &item : m.shards)
+                    if (item.windows != 1)
+                        ++sent->claimingMoreThanOneWindow;
+            };
         Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
         return sim.run();
     }
@@ -51,7 +71,8 @@ private Q_SLOTS:
         // The pace of compute alone: every link fast.
         const StrategyResult fast = run(false, 8);
         const StrategyResult waiting = run(true, 0);
-        const StrategyResult ahead = run(true, 8);
+        SlowEdgeSent aheadSent;
+        const StrategyResult ahead = run(true, 8, &aheadSent);
         const auto describe = [](const char *name, const StrategyResult &r) {
             return QString("%1: %2 virtual s, %3 contributions sent, %4 applied, %5 rejected")
                 .arg(name).arg(r.virtualSeconds).arg(r.contributionsSent).arg(r.contributionsApplied)
@@ -79,6 +100,11 @@ private Q_SLOTS:
         QVERIFY2(ahead.contributionsSent < waiting.contributionsSent, qPrintable(all));
         QCOMPARE(ahead.contributionsRejected, std::uint64_t(0));
         QCOMPARE(ahead.contributionsApplied, ahead.contributionsSent);
+        // What eu-2 kept open goes as one window, and with its budget used
+        // as its last: no empty last window a round trip later.
+        QVERIFY(aheadSent.messages > 0);
+        QCOMPARE(aheadSent.claimingMoreThanOneWindow, 0);
+        QCOMPARE(aheadSent.emptyLast, 0);
         // On fast links nothing waits long enough to train ahead: the run is
         // the one with the knob off.
         const StrategyResult fastOff = run(false, 0);

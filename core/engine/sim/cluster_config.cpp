@@ -190,6 +190,8 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             n.centerSyncWindows = int(k.integer("center_sync_windows", n.centerSyncWindows, 1, 100000));
             n.durableEveryMerges = int(k.integer("durable_every_merges", n.durableEveryMerges, 1, 100000));
             n.dilocoLocalSteps = int(k.integer("diloco_local_steps", n.dilocoLocalSteps, 1, 100000));
+            // At most 16: a kept-open window carries the oldest version its
+            // steps used, and owners refuse gradients 16 versions behind.
             n.trainAheadWindows = int(k.integer("train_ahead_windows", n.trainAheadWindows, 0, 16));
             if (k.has("wait_for_values")) {
                 if (!k.at("wait_for_values").is_boolean())

@@ -13,9 +13,10 @@ struct MergedGradient {
     at::Tensor mean;                 // flat, the mean of the accepted pushes
     int contributions = 0;
     std::uint64_t baseVersion = 0;   // oldest version any contribution was computed on
-    // Aggregation windows the mean spans: 1, or more when the shard was held
-    // back (flushExcept) while its owner was slow. The owner weighs and
-    // scales its step by it (linear scaling rule).
+    // The weight in aggregation windows the owner gives the mean: 1, or more
+    // when the shard was held back (flushExcept) while its owner was slow
+    // (an edge that trained ahead sends several windows' steps as 1). The
+    // owner weighs and scales its step by it (linear scaling rule).
     int windows = 1;
 };
 

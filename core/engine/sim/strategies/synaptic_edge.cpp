@@ -110,6 +110,13 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out)
         m_cache.flush();
         m_windowSteps = 0;
         m_windowsAhead = 0;
+    } else if (mode == EdgeLeaseState::Mode::CatchingUp && m_windowsAhead > 0) {
+        // A new epoch straight from training: windows kept open were trained
+        // under the old one and are never pushed, as a step's gradient is
+        // not (finishStep).
+        m_cache.flush();
+        m_windowSteps = 0;
+        m_windowsAhead = 0;
     }
     out.report(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
 }
@@ -373,12 +380,12 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     // Windows the edge kept open while it trained ahead go as one: the mean
     // of all their steps, weighed by the owner as a single window. Weighed
     // by their count, N kept-open windows would be N of the 7 + N in an ap
-    // owner's merge on the default: one edge's labels would set most of the
-    // step (the non-IID case) and raise its learning-rate share by N / 8,
-    // on gradients that lack the answer to the edge's own last window (the
-    // older the longer that answer takes). Measured on the default, seeds
-    // 1-3 (docs/BENCHMARKS.md, seventh pass): as one window, the same IID
-    // accuracy and about 0.5 pp more on the non-IID scenario.
+    // owner's merge on the default: one edge's labels would set most of that
+    // merge's step (the non-IID case) and raise its learning-rate share by
+    // (N - 1) / 8, on gradients that lack the answer to the edge's own last
+    // window. The price: such an edge's samples weigh less than the others'.
+    // Both were run on seeds 1-3 (docs/BENCHMARKS.md, seventh pass): no
+    // difference three seeds can resolve; this is chosen on the argument.
     // Shards held for a slow owner (heldShards) still claim their count:
     // there the edge trained on fresh values, and only the owner is slow.
     const auto merged = m_cache.flushExcept(heldShards(now, last));

@@ -55,8 +55,9 @@ private:
     void startStepIfAllowed(double now, Outbox &out);
     void finishStep(double now, Outbox &out);
     void closeWindow(double now, bool last, Outbox &out);
-    // Once the owners answered the last window: sends the windows the edge
-    // kept open while it trained ahead, if there are any.
+    // Once the owners answered the last window (or timed out): sends the
+    // windows the edge kept open while it trained ahead, if there are any,
+    // as its last window when its step budget is used.
     void closeWindowIfDue(double now, Outbox &out);
     // Whether the edge may train a step while its owners' answer to the
     // last window is in flight (knobs.trainAheadWindows).
