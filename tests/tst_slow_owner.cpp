@@ -12,6 +12,7 @@
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
 #include "events_of.h"
+#include "tiny_cluster_data.h"
 
 #include <ATen/Parallel.h>
 
@@ -25,6 +26,7 @@ class TestSlowOwner : public QObject {
     data::ImageSet m_trainSet;
     TensorSet m_train;
     TensorSet m_test;
+    ClusterConfig m_tiny; // tests/data/tiny_cluster.json
     static constexpr int kTailSteps = 40; // per edge, in the tail runs
 
     // Runs `c` on the tiny test data, recording every event into `events`.
@@ -36,16 +38,10 @@ class TestSlowOwner : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        at::set_num_threads(2);
-        const std::string dir = data::resolveDataDir("");
-        m_trainSet = data::loadFashionMnist(dir, data::Split::Train, 20000);
-        m_train = toTensors(m_trainSet, "cpu");
-        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 200), "cpu");
-    }
+    void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny, 20000, 200); }
 
     void regionTrainsAtItsFastOwnersPace() {
-        ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+        ClusterConfig c = m_tiny;
         // eu-2 answers a window in about 200 ms (50 ms more each way, and a
         // third of the model over 20 Mb/s); eu-0 and eu-1 in under 50 ms.
         c.regions[0].edges[2].lastMile = LastMile{0.050, 20e6, 0};
@@ -81,8 +77,8 @@ private Q_SLOTS:
     // A cluster with a tail: eu-2 trains at a third of the speed, so eu-0
     // and eu-1 use their step budget long before it and eu-2 trains on
     // alone. `euOnly` drops the us region, so the center answers eu at once.
-    static ClusterConfig tailConfig(const QString &valuesCodec, bool euOnly = false, double slowdown = 3) {
-        ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+    ClusterConfig tailConfig(const QString &valuesCodec, bool euOnly = false, double slowdown = 3) const {
+        ClusterConfig c = m_tiny;
         c.codecs.values = parseCodec(valuesCodec.toStdString());
         if (euOnly)
             c.regions.pop_back();

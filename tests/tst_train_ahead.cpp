@@ -8,6 +8,7 @@
 #include "core/engine/sim/message.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
+#include "tiny_cluster_data.h"
 
 #include <ATen/Parallel.h>
 
@@ -21,6 +22,7 @@ class TestTrainAhead : public QObject {
     data::ImageSet m_trainSet;
     TensorSet m_train;
     TensorSet m_test;
+    ClusterConfig m_tiny; // tests/data/tiny_cluster.json
     static constexpr int kSteps = 40; // per edge
 
     // What eu-2 (edge 2) sent its owners: gradient messages, and how many
@@ -35,7 +37,7 @@ class TestTrainAhead : public QObject {
     // behind 50 ms and 20 Mb/s each way, so an answer to its window takes
     // several of its steps.
     StrategyResult run(bool slowLastMile, int trainAheadWindows, SlowEdgeSent *sent = nullptr) {
-        ClusterConfig c = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+        ClusterConfig c = m_tiny;
         c.regions.pop_back();
         if (slowLastMile)
             c.regions[0].edges[2].lastMile = LastMile{0.050, 20e6, 0};
@@ -59,13 +61,7 @@ class TestTrainAhead : public QObject {
     }
 
 private Q_SLOTS:
-    void initTestCase() {
-        at::set_num_threads(2);
-        const std::string dir = data::resolveDataDir("");
-        m_trainSet = data::loadFashionMnist(dir, data::Split::Train, 20000);
-        m_train = toTensors(m_trainSet, "cpu");
-        m_test = toTensors(data::loadFashionMnist(dir, data::Split::Test, 200), "cpu");
-    }
+    void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny, 20000, 200); }
 
     void aSlowLastMileNoLongerSetsItsEdgesPace() {
         // The pace of compute alone: every link fast.
