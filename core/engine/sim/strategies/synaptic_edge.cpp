@@ -93,9 +93,7 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_lastTimedWindow.clear();
     m_unanswered.clear();
     m_owner.onKilled(out);
-    m_cache.flush(); // unsent window gradients die with the process
-    m_windowSteps = 0;
-    m_windowsAhead = 0;
+    dropOpenWindow(); // unsent window gradients die with the process
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
     out.report(LeaseEvent{now, m_edge, "down", 0});
@@ -105,19 +103,11 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out)
     const auto mode = m_lease.mode();
     if (mode == before)
         return;
-    if (mode == EdgeLeaseState::Mode::ReadOnly) {
-        // Read-only at once: what the cache holds is never pushed.
-        m_cache.flush();
-        m_windowSteps = 0;
-        m_windowsAhead = 0;
-    } else if (mode == EdgeLeaseState::Mode::CatchingUp && m_windowsAhead > 0) {
-        // A new epoch straight from training: windows kept open were trained
-        // under the old one and are never pushed, as a step's gradient is
-        // not (finishStep).
-        m_cache.flush();
-        m_windowSteps = 0;
-        m_windowsAhead = 0;
-    }
+    // Read-only at once: what the cache holds is never pushed. Nor, on a new
+    // epoch straight from training, are windows kept open under the old one
+    // (as a step's gradient is not: finishStep).
+    if (mode == EdgeLeaseState::Mode::ReadOnly || (mode == EdgeLeaseState::Mode::CatchingUp && m_windowsAhead > 0))
+        dropOpenWindow();
     out.report(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
 }
 
@@ -342,6 +332,12 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     startStepIfAllowed(now, out);
 }
 
+void SynapticEdge::dropOpenWindow() {
+    m_cache.flush();
+    m_windowSteps = 0;
+    m_windowsAhead = 0;
+}
+
 bool SynapticEdge::windowOver(double now) const {
     const auto &k = m_ctx.config->knobs;
     return m_windowSteps > 0 && (k.aggregationWindowMs > 0 ? now - m_windowStart >= k.aggregationWindowMs / 1e3 - 1e-12
@@ -526,9 +522,7 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
 
 void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &out) {
     m_done = true; // no more training: what is in the cache is dropped, as on a lease lapse
-    m_cache.flush();
-    m_windowSteps = 0;
-    m_windowsAhead = 0;
+    dropOpenWindow();
     // Every shard this edge owns goes to the other edges of its region that
     // are up, in turn, so the region keeps merging without it (with nobody
     // to hand to, the shards wait at the center's last copy).

@@ -64,6 +64,8 @@ private:
     bool mayTrainAhead() const;
     // The open window has steps and has reached its end (steps or ms).
     bool windowOver(double now) const;
+    // Drops what the cache holds, kept-open windows included, unsent.
+    void dropOpenWindow();
     void applyValues(double now, const Message &m, Outbox &out);
     void onLease(double now, const Message &grant, Outbox &out);
     void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
