@@ -4,6 +4,7 @@
 // comes. Waiting idle, it trains at its link's pace, not its compute's, and
 // its region's last windows are its lone tail.
 #include "core/data/fashion_mnist.h"
+#include "core/engine/audit/invariants.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/message.h"
 #include "core/engine/sim/simulation.h"
@@ -36,7 +37,11 @@ class TestTrainAhead : public QObject {
     // eu only (the center answers at once); with `slowLastMile` eu-2 is
     // behind 50 ms and 20 Mb/s each way, so an answer to its window takes
     // several of its steps.
-    StrategyResult run(bool slowLastMile, int trainAheadWindows, SlowEdgeSent *sent = nullptr) {
+    // `commands`, `faults` (for every node) and `audit` (the run's audit
+    // history) serve the fault cases.
+    StrategyResult run(bool slowLastMile, int trainAheadWindows, SlowEdgeSent *sent = nullptr,
+                       std::vector<SimCommand> commands = {}, NodeContext::Faults faults = {},
+                       std::vector<AuditEvent> *audit = nullptr) {
         ClusterConfig c = m_tiny;
         c.regions.pop_back();
         if (slowLastMile)
@@ -45,6 +50,14 @@ class TestTrainAhead : public QObject {
         SimOptions o;
         o.stepsPerEdge = kSteps;
         o.finalFullEvaluation = false;
+        o.commands = std::move(commands);
+        for (int node = 0; node <= 3; ++node)
+            o.faults[node] = faults;
+        if (audit)
+            o.observer = [audit](const SimEvent &e) {
+                if (const auto *a = std::get_if<AuditEvent>(&e))
+                    audit->push_back(*a);
+            };
         if (sent)
             o.messageTap = [sent](const Message &m, std::uint64_t) {
                 if (m.kind != MessageKind::Gradients || m.origin != 2)
@@ -106,6 +119,68 @@ private Q_SLOTS:
         const StrategyResult fastOff = run(false, 0);
         QCOMPARE(fastOff.contributionsSent, fast.contributionsSent);
         QCOMPARE(fastOff.virtualSeconds, fast.virtualSeconds);
+    }
+
+    // What eu-2 kept open while training ahead was computed on values from
+    // before a lease lapse or a kill: it is dropped, as a read-only edge's
+    // cache is, and never sent under the next lease. The audit's
+    // "trains_after_catch_up" (an edge with a new epoch sends only gradients
+    // computed on versions at least its owners' at the grant) sees it when
+    // the edge keeps them (Faults::breakDropKeptWindows). eu-2 is cut from
+    // the center from 0.5 s to 2 s (its 1 s lease lapses; its region's
+    // owners train on), or killed at 1 s and revived at 2.2 s (after its
+    // lease ran out: revived sooner, it is told its old epoch again, and
+    // the catch-up check has no new epoch to hold it to).
+    void aLapseOrAKillDropsTheKeptOpenWindows_data() {
+        QTest::addColumn<bool>("kill");
+        QTest::newRow("lease lapse") << false;
+        QTest::newRow("kill") << true;
+    }
+
+    void aLapseOrAKillDropsTheKeptOpenWindows() {
+        QFETCH(bool, kill);
+        constexpr int eu2 = 2; // edge index; node 3
+        std::vector<SimCommand> commands;
+        if (kill) {
+            SimCommand down{SimCommand::Kind::KillNode, 1.0};
+            down.node = eu2;
+            SimCommand up{SimCommand::Kind::ReviveNode, 2.2};
+            up.node = eu2;
+            commands = {down, up};
+        } else {
+            SimCommand cut{SimCommand::Kind::PartitionLink, 0.5};
+            cut.node = eu2;
+            cut.nodeB = -1;
+            SimCommand heal = cut;
+            heal.kind = SimCommand::Kind::HealLink;
+            heal.at = 2.0;
+            commands = {cut, heal};
+        }
+        const auto audited = [&](const NodeContext::Faults &faults) {
+            std::vector<AuditEvent> history;
+            run(true, 8, nullptr, commands, faults, &history);
+            return checkInvariants(history);
+        };
+        QStringList listed;
+        const auto kept = audited({});
+        for (const auto &v : kept)
+            listed << QString::fromStdString(describeViolation(v));
+        QVERIFY2(kept.empty(), qPrintable(listed.join("\n")));
+
+        NodeContext::Faults broken;
+        broken.breakDropKeptWindows = true;
+        const auto caught = audited(broken);
+        if (!caught.empty())
+            qInfo("kept windows, guard broken: %zu violations, first: %s", caught.size(),
+                  describeViolation(caught.front()).c_str());
+        int stale = 0;
+        for (const auto &v : caught) {
+            if (v.invariant == "trains_after_catch_up") {
+                ++stale;
+                QCOMPARE(v.node, eu2 + 1);
+            }
+        }
+        QVERIFY2(stale > 0, "windows trained before the lapse or kill went out under the next lease unnoticed");
     }
 };
 

@@ -130,11 +130,15 @@ struct NodeContext {
         // Center: a restart does not take back the epoch counter, so
         // epochs granted before the crash are granted again.
         bool breakEpochCounter = false;
+        // Edges: windows kept open while training ahead (train_ahead_windows)
+        // survive a lease lapse, a new epoch and a kill, and go out under the
+        // next lease, computed on values from before it.
+        bool breakDropKeptWindows = false;
 
         bool breaksAGuard() const {
             return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
                    breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock || breakMergeOnce ||
-                   breakEpochCounter;
+                   breakEpochCounter || breakDropKeptWindows;
         }
     } faults;
 

@@ -22,6 +22,13 @@ struct StepReport {
     std::uint64_t samples = 0;
 };
 
+// A window gradient's contribution id, unique across restarts of a live
+// edge (whose window count starts over): edge, incarnation, window.
+inline std::uint64_t contributionId(int edge, std::uint32_t incarnation, std::uint64_t window) {
+    return (std::uint64_t(edge) << 40) | (std::uint64_t(incarnation & 0xFF) << 32) | (window & 0xFFFFFFFFull);
+}
+inline int contributionEdge(std::uint64_t id) { return int(id >> 40); }
+
 // The contribution ledger (issue 3 §8): every merged window gradient from
 // the moment an edge sends it to the moment an owner applies or rejects it.
 struct LedgerReport {

@@ -93,7 +93,8 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_lastTimedWindow.clear();
     m_unanswered.clear();
     m_owner.onKilled(out);
-    dropOpenWindow(); // unsent window gradients die with the process
+    if (!keepsWindowsAheadByFault())
+        dropOpenWindow(); // unsent window gradients die with the process
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
     out.report(LeaseEvent{now, m_edge, "down", 0});
@@ -106,7 +107,8 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out)
     // Read-only at once: what the cache holds is never pushed. Nor, on a new
     // epoch straight from training, are windows kept open under the old one
     // (as a step's gradient is not: finishStep).
-    if (mode == EdgeLeaseState::Mode::ReadOnly || (mode == EdgeLeaseState::Mode::CatchingUp && m_windowsAhead > 0))
+    if (!keepsWindowsAheadByFault() &&
+        (mode == EdgeLeaseState::Mode::ReadOnly || (mode == EdgeLeaseState::Mode::CatchingUp && m_windowsAhead > 0)))
         dropOpenWindow();
     out.report(LeaseEvent{now, m_edge, modeName(mode), m_lease.lease().epoch});
 }
@@ -332,6 +334,10 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     startStepIfAllowed(now, out);
 }
 
+bool SynapticEdge::keepsWindowsAheadByFault() const {
+    return m_ctx.faults.breakDropKeptWindows && m_windowsAhead > 0;
+}
+
 void SynapticEdge::dropOpenWindow() {
     m_cache.flush();
     m_windowSteps = 0;
@@ -411,10 +417,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         // Lossy codecs keep what they left out per shard and send it with
         // the next window (error feedback); fp32 sends the mean as it is.
         setCoded(item.data, item.coding, m_gradientFeedback[g.shard].compress(g.mean, m_ctx.config->codecs.gradients));
-        // Unique across restarts of a live edge (whose window count starts
-        // over): edge, incarnation, window.
-        item.contributionIds.push_back((std::uint64_t(m_edge) << 40) | (std::uint64_t(m_ctx.incarnation & 0xFF) << 32) |
-                                       (m_window & 0xFFFFFFFFull));
+        item.contributionIds.push_back(contributionId(m_edge, m_ctx.incarnation, m_window));
         messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
     out.ledger(LedgerReport::Kind::Sent, merged.size());

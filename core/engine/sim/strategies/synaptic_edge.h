@@ -66,6 +66,9 @@ private:
     bool windowOver(double now) const;
     // Drops what the cache holds, kept-open windows included, unsent.
     void dropOpenWindow();
+    // Test-only (Faults::breakDropKeptWindows): kept-open windows are kept
+    // where they would be dropped.
+    bool keepsWindowsAheadByFault() const;
     void applyValues(double now, const Message &m, Outbox &out);
     void onLease(double now, const Message &grant, Outbox &out);
     void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
