@@ -10,11 +10,15 @@
 #include "core/data/fashion_mnist.h"
 #include "core/engine/audit/invariants.h"
 #include "core/engine/sim/cluster_config.h"
+#include "core/engine/sim/cluster_config_json.h"
+#include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
 
 #include <ATen/Parallel.h>
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace synaptic;
@@ -147,6 +151,28 @@ private Q_SLOTS:
         for (const auto &v : r.violations)
             QVERIFY(v.node >= 1 && v.node <= 3); // eu's edges only
         QVERIFY(r.result.contributionsRejected > 0);
+        // The report says why and whose: the gate's verdicts on eu's edges.
+        std::uint64_t byReason = 0, byEdge = 0;
+        for (const auto &[reason, count] : r.result.contributionsRejectedByReason) {
+            QVERIFY2(reason == "expired_lease" || reason == "stale_epoch", reason.c_str());
+            byReason += count;
+        }
+        for (const auto &[edge, count] : r.result.contributionsRejectedByEdge) {
+            QVERIFY2(edge.rfind("eu-", 0) == 0, edge.c_str());
+            byEdge += count;
+        }
+        QCOMPARE(byReason, r.result.contributionsRejected);
+        QCOMPARE(byEdge, r.result.contributionsRejected);
+        // So does the run's JSON entry, which also holds the config the run
+        // started from: read back, it is that config.
+        const auto entry = QJsonDocument::fromJson(QByteArray::fromStdString(strategyResultJson(r.result))).object();
+        const auto reasons = entry["contributions"].toObject()["rejected_by_reason"].toObject();
+        QCOMPARE(std::size_t(reasons.size()), r.result.contributionsRejectedByReason.size());
+        for (const auto &[reason, count] : r.result.contributionsRejectedByReason)
+            QCOMPARE(reasons[QString::fromStdString(reason)].toInteger(), qint64(count));
+        const auto started = parseClusterConfig(QJsonDocument(entry["config"].toObject()).toJson().toStdString(),
+                                                "the report's config");
+        QCOMPARE(clusterConfigToJson(started), r.result.startConfigJson);
     }
 
     // Guard two broken as well: the owners apply what the lapsed edges

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ struct StrategyResult {
     std::uint64_t contributionsSent = 0;
     std::uint64_t contributionsApplied = 0;
     std::uint64_t contributionsRejected = 0;
+    // Why the owners refused them ("stale_epoch", "expired_lease",
+    // "too_stale", ...) and which edges sent them, by name.
+    std::map<std::string, std::uint64_t> contributionsRejectedByReason;
+    std::map<std::string, std::uint64_t> contributionsRejectedByEdge;
     std::uint64_t contributionsDuplicated = 0;
     std::uint64_t contributionsForwarded = 0;
     std::uint64_t contributionsUnderExpiredLease = 0; // applied although written under an expired lease (must be 0)
@@ -74,6 +79,10 @@ struct StrategyResult {
     double meanRegionDrift = 0;         // mean over every (shard, region) drift measurement
     std::vector<CurvePoint> curve;
     std::vector<std::string> notes;     // plan problems and the like
+    // The config the run started from (clusterConfigToJson: every knob,
+    // link and codec, after a benchmark's scenario edits); commands may
+    // change knobs later in the run.
+    std::string startConfigJson;
     std::string stoppedEarly;           // why a step-budget run stopped before finishing (empty: it finished)
 };
 

@@ -28,7 +28,12 @@ void ContributionLedger::fold(const LedgerReport &r) {
         for (auto id : r.ids)
             recordApplied(r.shard, id);
         break;
-    case K::Rejected: rejected += r.count; break;
+    case K::Rejected:
+        rejected += r.count;
+        rejectedByReason[r.reason.empty() ? "unnamed" : r.reason] += r.count;
+        for (auto id : r.ids)
+            ++rejectedByEdge[contributionEdge(id)];
+        break;
     case K::Forwarded: forwarded += r.count; break;
     case K::LostInCrash: lostInCrash += r.count; break;
     case K::AppliedUnderExpiredLease: appliedUnderExpiredLease += r.count; break;

@@ -26,7 +26,9 @@ class StateStore;
 struct ContributionLedger {
     std::uint64_t sent = 0;
     std::uint64_t applied = 0;
-    std::uint64_t rejected = 0;   // stale lease epoch
+    std::uint64_t rejected = 0;   // refused by the owner: stale epoch, expired lease, too stale
+    std::map<std::string, std::uint64_t> rejectedByReason; // LedgerReport::reason
+    std::map<int, std::uint64_t> rejectedByEdge;           // the sender, from the contribution ids
     std::uint64_t duplicates = 0; // an id applied a second time (must stay 0)
     std::uint64_t forwarded = 0;  // rerouted by a former owner after a move
     std::uint64_t appliedUnderExpiredLease = 0; // audit of the epoch gate (must stay 0)

@@ -9,6 +9,7 @@
 #include "sim_serving.h"
 #include "sim_transport.h"
 #include "sim_world.h"
+#include "cluster_config_json.h"
 #include "strategy.h"
 
 #include "core/engine/durable/state_store.h"
@@ -300,6 +301,9 @@ struct Simulation::Impl {
         r.contributionsSent = l.sent;
         r.contributionsApplied = l.applied;
         r.contributionsRejected = l.rejected;
+        r.contributionsRejectedByReason = l.rejectedByReason;
+        for (const auto &[edge, count] : l.rejectedByEdge)
+            r.contributionsRejectedByEdge[world.edgeName(edge)] += count;
         r.contributionsDuplicated = l.duplicates;
         r.contributionsForwarded = l.forwarded;
         r.contributionsUnderExpiredLease = l.appliedUnderExpiredLease;
@@ -356,6 +360,7 @@ Simulation::Simulation(const ClusterConfig &config, const TensorSet &train,
                                                      std::move(hooks), impl.options.commands);
     impl.result.strategy = config.strategy;
     impl.result.task = config.task;
+    impl.result.startConfigJson = clusterConfigToJson(config);
     impl.result.targetAccuracy = impl.options.targetAccuracy;
     impl.result.notes = m_world->plan().problems;
 }
