@@ -3,12 +3,11 @@
 // What the simulator tests share: Fashion-MNIST (by default the whole
 // training set and the first 500 test images; 0 training images: all) as
 // tensors on the CPU, and the 2 × 3 tiny cluster config from tests/data,
-// with LibTorch on two threads.
+// with LibTorch on two threads (test_threads.h).
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/tensor_data.h"
-
-#include <ATen/Parallel.h>
+#include "test_threads.h"
 
 #include <QString>
 
@@ -16,7 +15,7 @@ inline void loadTinyClusterData(synaptic::data::ImageSet &trainSet, synaptic::en
                                 synaptic::engine::TensorSet &test, synaptic::engine::ClusterConfig &tiny,
                                 std::size_t trainImages = 0, std::size_t testImages = 500) {
     namespace data = synaptic::data;
-    at::set_num_threads(2);
+    setTestThreads();
     const std::string dir = data::resolveDataDir("");
     trainSet = data::loadFashionMnist(dir, data::Split::Train, trainImages);
     train = synaptic::engine::toTensors(trainSet, "cpu");

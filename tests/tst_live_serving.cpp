@@ -11,6 +11,7 @@
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
 #include "events_of.h"
+#include "test_threads.h"
 
 #include <ATen/Parallel.h>
 
@@ -64,7 +65,7 @@ class TestLiveServing : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         const std::string dir = data::resolveDataDir("");
         m_trainSet = data::loadFashionMnist(dir, data::Split::Train, 20000);
         m_train = toTensors(m_trainSet, "cpu");

@@ -14,6 +14,7 @@
 #include "core/engine/sim/strategies/synaptic_edge.h"
 #include "core/engine/sim/strategies/synaptic_owner.h"
 #include "core/engine/tensor_data.h"
+#include "test_threads.h"
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -69,7 +70,7 @@ class TestMergeWeighting : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         m_trainSet = data::loadFashionMnist(data::resolveDataDir(""), data::Split::Train, 2000);
         m_train = toTensors(m_trainSet, "cpu");
         m_config = loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());

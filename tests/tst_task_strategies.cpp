@@ -11,6 +11,7 @@
 #include "core/engine/tasks/task_registry.h"
 #include "core/engine/tensor_data.h"
 #include "int64_values.h"
+#include "test_threads.h"
 
 #include <ATen/Parallel.h>
 #include <torch/types.h>
@@ -37,7 +38,7 @@ class TestTaskStrategies : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         m_config = loadClusterConfig(testData("tiny_langid_cluster.json").toStdString());
         QCOMPARE(m_config.task, std::string("langid"));
         m_data = loadSimData(m_config, "cpu"); // the registry's loader: Debian's fortune files
