@@ -698,7 +698,6 @@ struct CenterProcess::Impl final : CenterBackend {
         s.contributionsSent = ledger.sent;
         s.contributionsApplied = ledger.applied;
         s.contributionsRejected = ledger.rejected;
-        s.contributionsRejectedByReason = ledger.rejectedByReason;
         s.contributionsDuplicated = ledger.duplicates;
         return s;
     }

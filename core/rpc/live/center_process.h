@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <map>
 #include <string>
 
 namespace synaptic::rpc {
@@ -24,7 +23,6 @@ struct LiveRunSummary {
     std::uint64_t contributionsSent = 0;
     std::uint64_t contributionsApplied = 0;
     std::uint64_t contributionsRejected = 0;
-    std::map<std::string, std::uint64_t> contributionsRejectedByReason; // "stale_epoch", "too_stale", ...
     std::uint64_t contributionsDuplicated = 0;
     bool finished = false;          // every edge used its budget
 };
