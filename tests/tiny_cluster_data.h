@@ -3,7 +3,7 @@
 // What the simulator tests share: Fashion-MNIST (by default the whole
 // training set and the first 500 test images; 0 training images: all) as
 // tensors on the CPU, and the 2 × 3 tiny cluster config from tests/data,
-// with LibTorch on two threads (test_threads.h).
+// with LibTorch on two threads, or SYNAPTIC_TEST_THREADS (test_threads.h).
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/tensor_data.h"
