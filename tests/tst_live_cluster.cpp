@@ -73,6 +73,14 @@ class LiveClusterTest : public QObject {
         QVERIFY2(report.value("finished").toBool(), qPrintable(cluster.centerLog().right(3000)));
         *accuracy = report.value("final_accuracy").toDouble();
         QCOMPARE(report.value("contributions_duplicated").toInt(), 0);
+        // Refusals arrive with the owner's reason over the wire (none unnamed).
+        qint64 byReason = 0;
+        const auto reasons = report.value("contributions_rejected_by_reason").toObject();
+        for (auto it = reasons.begin(); it != reasons.end(); ++it) {
+            QVERIFY2(it.key() != "unnamed", "a refusal crossed the wire without its reason");
+            byReason += it.value().toInteger();
+        }
+        QCOMPARE(byReason, report.value("contributions_rejected").toInteger());
         cluster.stop();
         QVERIFY2(cluster.leftovers().isEmpty(), qPrintable(cluster.leftovers().join('\n')));
     }

@@ -41,6 +41,7 @@ nlohmann::json summaryJson(const rpc::LiveRunSummary &s, const rpc::CenterOption
             {"contributions_sent", s.contributionsSent},
             {"contributions_applied", s.contributionsApplied},
             {"contributions_rejected", s.contributionsRejected},
+            {"contributions_rejected_by_reason", s.contributionsRejectedByReason},
             {"contributions_duplicated", s.contributionsDuplicated}};
 }
 

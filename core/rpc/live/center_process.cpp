@@ -461,14 +461,17 @@ struct CenterProcess::Impl final : CenterBackend {
     }
 
     grpc::Status report(const v1::ReportBatch &batch) override {
-        std::vector<std::pair<double, e::NodeReport>> reports;
-        reports.reserve(std::size_t(batch.reports_size()));
-        for (const auto &r : batch.reports())
-            if (auto decoded = fromProto(r))
-                reports.emplace_back(r.time(), std::move(*decoded));
         const auto node = batch.node();
         if (node < 1 || node > shape->edgeCount())
             return grpc::Status(grpc::StatusCode::NOT_FOUND, "no node " + std::to_string(node));
+        std::vector<std::pair<double, e::NodeReport>> reports;
+        reports.reserve(std::size_t(batch.reports_size()));
+        for (const auto &r : batch.reports()) {
+            if (auto decoded = fromProto(r))
+                reports.emplace_back(r.time(), std::move(*decoded));
+            else // shown in the app like any refused input, never folded
+                rejections.add("report out of range or of an unknown kind", "node " + std::to_string(node));
+        }
         state->foldBatch(node, batch.incarnation(), batch.sequence(), clock.now(), reports, batch.finished(),
                          batch.wire_bytes_sent(), batch.rejected_inputs());
         wake.notify_all();
@@ -698,6 +701,7 @@ struct CenterProcess::Impl final : CenterBackend {
         s.contributionsSent = ledger.sent;
         s.contributionsApplied = ledger.applied;
         s.contributionsRejected = ledger.rejected;
+        s.contributionsRejectedByReason = ledger.rejectedByReason;
         s.contributionsDuplicated = ledger.duplicates;
         return s;
     }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,7 @@ struct LiveRunSummary {
     std::uint64_t contributionsSent = 0;
     std::uint64_t contributionsApplied = 0;
     std::uint64_t contributionsRejected = 0;
+    std::map<std::string, std::uint64_t> contributionsRejectedByReason; // "stale_epoch", "too_stale", ...
     std::uint64_t contributionsDuplicated = 0;
     bool finished = false;          // every edge used its budget
 };
