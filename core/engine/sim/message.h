@@ -99,7 +99,8 @@ struct Message {
     // Gradients: when the origin sent it (the lease must be valid then).
     // Heartbeat: its send time by the edge's own clock. LeaseGrant: the
     // lease's expiry by that clock (the heartbeat's send time plus what was
-    // left at the grant), which is what the edge acts on.
+    // left at the grant), which is what the edge acts on. CatchUpRequest:
+    // its send time by the edge's own clock; Values answering one echo it.
     double writtenAt = 0;
     std::vector<ShardItem> shards;
     at::Tensor tensor;           // whole-model or chunk payload

@@ -134,11 +134,15 @@ struct NodeContext {
         // survive a lease lapse, a new epoch and a kill, and go out under the
         // next lease, computed on values from before it.
         bool breakDropKeptWindows = false;
+        // Edges: while catching up, any values from an owner count as its
+        // answer, even values it sent before the new epoch that were still
+        // in flight when the edge asked.
+        bool breakCatchUpAnswer = false;
 
         bool breaksAGuard() const {
             return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
                    breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock || breakMergeOnce ||
-                   breakEpochCounter || breakDropKeptWindows;
+                   breakEpochCounter || breakDropKeptWindows || breakCatchUpAnswer;
         }
     } faults;
 

@@ -137,7 +137,8 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
         noteAnswer(now, m);
         if (const auto u = m_unanswered.find(m.from); u != m_unanswered.end() && m.round >= u->second)
             m_unanswered.erase(u);
-        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_awaitingCatchUp.count(m.from)) {
+        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_awaitingCatchUp.count(m.from) &&
+            answersCatchUp(m)) {
             applyValues(now, m, out);
             m_awaitingCatchUp.erase(m.from);
             if (m_awaitingCatchUp.empty()) {
@@ -248,6 +249,7 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     } else if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
         // Ask every owner in the region for current values before training.
         m_awaitingCatchUp = ownerNodes();
+        m_catchUpAskedAt = leaseClock(now);
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, m_lease.lease().epoch);
         for (int node : m_awaitingCatchUp) {
             Message req;
@@ -255,11 +257,20 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
             req.to = node;
             req.origin = m_edge;
             req.lease = m_granted;
+            req.writtenAt = m_catchUpAskedAt;
             out.send(req);
         }
     }
     setMode(now, before, out);
     startStepIfAllowed(now, out);
+}
+
+bool SynapticEdge::answersCatchUp(const Message &values) const {
+    // Values the owner sent before it heard of the new epoch may be older
+    // than its version at the grant (behind a slow link several are in
+    // flight): training on them would send gradients the epoch must not
+    // carry (audit: trains_after_catch_up).
+    return m_ctx.faults.breakCatchUpAnswer || values.writtenAt == m_catchUpAskedAt;
 }
 
 bool SynapticEdge::mayTrainAhead() const {

@@ -62,6 +62,9 @@ private:
     // Whether the edge may train a step while its owners' answer to the
     // last window is in flight (knobs.trainAheadWindows).
     bool mayTrainAhead() const;
+    // Whether `values` answer this epoch's catch-up request (not values
+    // the owner sent earlier that arrive after the request went out).
+    bool answersCatchUp(const Message &values) const;
     // The open window has steps and has reached its end (steps or ms).
     bool windowOver(double now) const;
     // Drops what the cache holds, kept-open windows included, unsent.
@@ -113,6 +116,10 @@ private:
     SynapticOwner m_owner;
     std::vector<Message> m_pendingValues;   // applied at the next step boundary
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer
+    // When (by this edge's lease clock) it asked for this epoch's catch-up:
+    // the owners echo it, which tells their answer from values they sent
+    // before they heard of the new epoch and that are still in flight.
+    double m_catchUpAskedAt = 0;
     std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
     std::map<int, double> m_catchUpAsked;   // owners asked for whole values after a missed delta, and when

@@ -535,6 +535,7 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
     // include (not this owner's merge count), so the edge never takes a
     // catch-up answer for the answer to a later window.
     v.round = m_mergedWindow[m.origin];
+    v.writtenAt = m.writtenAt; // the asker's stamp: this is its answer, not values already in flight
     for (const auto &[id, s] : m_shards)
         v.shards.push_back(wholeValuesItem(id, s));
     out.send(std::move(v)); // sent even when empty: it answers the request
