@@ -603,8 +603,14 @@ private Q_SLOTS:
         auto check = [&](const QString &file, QByteArray &out) {
             QProcess p;
             p.start(node, {"check", file});
-            p.waitForFinished(120000);
+            const bool finished = p.waitForFinished(120000);
             out = p.readAllStandardOutput() + p.readAllStandardError();
+            // A check that hangs or crashes must not read as exit code 0.
+            if (!finished || p.exitStatus() != QProcess::NormalExit) {
+                p.kill();
+                out += "\n(check did not finish normally)";
+                return -1;
+            }
             return p.exitCode();
         };
         QByteArray out;
