@@ -466,14 +466,21 @@ struct CenterProcess::Impl final : CenterBackend {
             return grpc::Status(grpc::StatusCode::NOT_FOUND, "no node " + std::to_string(node));
         std::vector<std::pair<double, e::NodeReport>> reports;
         reports.reserve(std::size_t(batch.reports_size()));
+        // A report this build cannot fold is shown in the app like any
+        // refused input, named by what was wrong, and never folded.
+        const std::string sender = "node " + std::to_string(node);
         for (const auto &r : batch.reports()) {
-            if (auto decoded = fromProto(r))
+            std::string why;
+            if (auto decoded = fromProto(r, &why))
                 reports.emplace_back(r.time(), std::move(*decoded));
-            else // shown in the app like any refused input, never folded
-                rejections.add("report out of range or of an unknown kind", "node " + std::to_string(node));
+            else
+                rejections.add(why, sender);
         }
+        std::size_t outOfRange = 0;
         state->foldBatch(node, batch.incarnation(), batch.sequence(), clock.now(), reports, batch.finished(),
-                         batch.wire_bytes_sent(), batch.rejected_inputs());
+                         batch.wire_bytes_sent(), batch.rejected_inputs(), &outOfRange);
+        for (std::size_t i = 0; i < outOfRange; ++i)
+            rejections.add("report naming a shard, region or edge out of range", sender);
         wake.notify_all();
         return grpc::Status::OK;
     }

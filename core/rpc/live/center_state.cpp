@@ -71,7 +71,7 @@ void CenterState::markDown(int node, const std::string &incarnation, double now,
 
 bool CenterState::foldBatch(int node, const std::string &incarnation, std::uint64_t sequence, double now,
                             const std::vector<std::pair<double, e::NodeReport>> &reports, bool finished,
-                            std::uint64_t wireBytes, std::uint64_t rejected) {
+                            std::uint64_t wireBytes, std::uint64_t rejected, std::size_t *outOfRange) {
     std::lock_guard lock(m_mutex);
     const int edge = e::ClusterShape::edgeOfNode(node);
     if (edge < 0 || edge >= int(m_edges.size()))
@@ -85,8 +85,11 @@ bool CenterState::foldBatch(int node, const std::string &incarnation, std::uint6
     entry.rejected = rejected;
     (void)now;
     for (const auto &[time, report] : reports) {
-        if (!inRange(report))
+        if (!inRange(report)) {
+            if (outOfRange)
+                ++*outOfRange;
             continue;
+        }
         if (std::holds_alternative<e::StepReport>(report))
             ++entry.stepsDone; // a restarted edge of its region resumes from the furthest
         m_folder->fold(time, report);

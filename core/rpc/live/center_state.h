@@ -52,10 +52,12 @@ public:
     // A (re)joining edge starts at step `steps` of its region: its count
     // goes on from there.
     void resumeAt(int node, std::uint64_t steps);
-    // A batch of reports from `node`; false if it is a resent batch or from an old incarnation.
+    // A batch of reports from `node`; false if it is a resent batch or from
+    // an old incarnation. Reports naming shards, regions or edges that do
+    // not exist are skipped and counted in `outOfRange`.
     bool foldBatch(int node, const std::string &incarnation, std::uint64_t sequence, double now,
                    const std::vector<std::pair<double, engine::NodeReport>> &reports, bool finished,
-                   std::uint64_t wireBytes, std::uint64_t rejected);
+                   std::uint64_t wireBytes, std::uint64_t rejected, std::size_t *outOfRange = nullptr);
     // The center node's own reports.
     void foldLocal(double now, const std::vector<engine::NodeReport> &reports);
     // An event the center's driver makes itself (command outcomes, metrics).

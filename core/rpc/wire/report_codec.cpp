@@ -46,17 +46,26 @@ bool knownKind(e::RouteReport::Kind kind) {
     return false;
 }
 
-// A refusal's reason becomes a key in the center's ledger: a short
-// identifier ("stale_epoch"), or a hostile edge could grow the map at will.
-constexpr std::size_t kMaxReasonLength = 32;
+// A refusal's reason becomes a key in the center's ledger, so only the
+// reasons owners give are taken (a hostile edge could otherwise grow the
+// map at will): the epoch gate's verdicts (synapse/lease.cpp verdictName)
+// and the owner's own "too_stale" (synaptic_owner.cpp). tst_report_codec
+// checks every verdict the gate can give is here.
+bool knownReason(const e::LedgerReport &report) {
+    if (report.reason.empty())
+        return true;
+    if (report.kind != e::LedgerReport::Kind::Rejected)
+        return false; // only refusals have reasons
+    for (const char *known : {"stale_epoch", "expired_lease", "no_lease", "too_stale"})
+        if (report.reason == known)
+            return true;
+    return false;
+}
 
-bool plausibleReason(const std::string &reason) {
-    if (reason.size() > kMaxReasonLength)
-        return false;
-    for (const char c : reason)
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
-            return false;
-    return true;
+std::optional<e::NodeReport> refuse(std::string *why, const std::string &what) {
+    if (why)
+        *why = what;
+    return std::nullopt;
 }
 
 } // namespace
@@ -88,34 +97,37 @@ v1::NodeReport toProto(const e::NodeReport &report, double time) {
     return out;
 }
 
-std::optional<e::NodeReport> fromProto(const v1::NodeReport &report) {
+std::optional<e::NodeReport> fromProto(const v1::NodeReport &report, std::string *why) {
     switch (report.report_case()) {
     case v1::NodeReport::kStep:
         return e::StepReport{report.step().samples()};
     case v1::NodeReport::kLedger: {
         const auto &p = report.ledger();
-        const auto kind = e::LedgerReport::Kind(p.kind());
-        if (!knownKind(kind) || !plausibleReason(p.reason()))
-            return std::nullopt;
-        if (kind == e::LedgerReport::Kind::Applied && p.shard() < 0)
-            return std::nullopt;
-        return e::LedgerReport{kind, p.shard(), p.count(), {p.ids().begin(), p.ids().end()}, p.reason()};
+        e::LedgerReport l{e::LedgerReport::Kind(p.kind()), p.shard(), p.count(), {p.ids().begin(), p.ids().end()},
+                          p.reason()};
+        if (!knownKind(l.kind))
+            return refuse(why, "ledger report of an unknown kind");
+        if (!knownReason(l))
+            return refuse(why, "ledger report with an unknown reason");
+        if (l.kind == e::LedgerReport::Kind::Applied && l.shard < 0)
+            return refuse(why, "ledger report applied to no shard");
+        return l;
     }
     case v1::NodeReport::kRoute: {
         const auto &p = report.route();
         const auto kind = e::RouteReport::Kind(p.kind());
         if (!knownKind(kind))
-            return std::nullopt;
+            return refuse(why, "route report of an unknown kind");
         return e::RouteReport{kind, p.shard(), p.region(), p.edge(), p.version(), p.value(), p.checksum()};
     }
     case v1::NodeReport::kEvent: {
         auto ev = session::fromProto(report.event());
         if (!ev)
-            return std::nullopt;
+            return refuse(why, "event report that does not decode");
         return e::NodeReport{std::move(*ev)};
     }
     default:
-        return std::nullopt;
+        return refuse(why, "report of no known kind");
     }
 }
 
