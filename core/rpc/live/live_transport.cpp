@@ -127,6 +127,12 @@ std::vector<e::Message> LiveTransport::split(e::Message m) const {
         }
     }
     parts.push_back(std::move(part));
+    // Values answering a catch-up request echo its stamp (writtenAt), and
+    // the stamp ends the edge's catch-up with that owner: only the last
+    // part, which comes after the others on the peer's stream, carries it.
+    if (head.kind == e::MessageKind::Values)
+        for (std::size_t i = 0; i + 1 < parts.size(); ++i)
+            parts[i].writtenAt = 0;
     return parts;
 }
 

@@ -1,6 +1,7 @@
 #include "synaptic_edge.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace synaptic::engine {
@@ -216,6 +217,7 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     if (grant.owners.size() == m_owners.size())
         m_owners = grant.owners; // the answer to a join: the region's owners as the center knows them
     const auto before = m_lease.mode();
+    const auto epochBefore = m_lease.lease().epoch;
     if (grant.lease.epoch > m_granted.epoch)
         m_granted = grant.lease;
     else if (grant.lease.epoch == m_granted.epoch)
@@ -246,10 +248,14 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
     }
     if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && m_ctx.faults.breakCatchUp) {
         m_lease.onCaughtUp(leaseClock(now)); // test-only: trains on whatever it cached
-    } else if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && before != EdgeLeaseState::Mode::CatchingUp) {
-        // Ask every owner in the region for current values before training.
+    } else if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp &&
+               (before != EdgeLeaseState::Mode::CatchingUp || m_lease.lease().epoch != epochBefore)) {
+        // Ask every owner in the region for current values before training;
+        // again if another epoch comes while it catches up (answers to the
+        // first request may predate the second grant).
         m_awaitingCatchUp = ownerNodes();
-        m_catchUpAskedAt = leaseClock(now);
+        // The stamp is never 0, which every other Values message carries.
+        m_catchUpAskedAt = leaseClock(now) != 0 ? leaseClock(now) : std::numeric_limits<double>::min();
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, m_lease.lease().epoch);
         for (int node : m_awaitingCatchUp) {
             Message req;
