@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -77,9 +78,14 @@ private Q_SLOTS:
 
     void everyLedgerKindRoundTrips() {
         QFETCH(int, kind);
+        // The reason an owner gives on this kind (synaptic_owner.cpp), if any.
+        const std::map<LedgerKind, std::string> reasons{{LedgerKind::Rejected, "too_stale"},
+                                                        {LedgerKind::LostInCrash, "owner_crashed"},
+                                                        {LedgerKind::RolledBack, "merge_not_persisted"}};
+        const auto reason = reasons.find(LedgerKind(kind));
         e::LedgerReport sent{LedgerKind(kind), 3, 7,
                              {e::contributionId(2, 1, 5), e::contributionId(17, 255, 0xFFFFFFFFull)},
-                             LedgerKind(kind) == LedgerKind::Rejected ? "too_stale" : ""};
+                             reason == reasons.end() ? "" : reason->second};
         const auto got = overTheWire(sent);
         QVERIFY2(got, "the center refused a kind the engine makes");
         const auto *l = std::get_if<e::LedgerReport>(&*got);
@@ -133,6 +139,7 @@ private Q_SLOTS:
         QTest::newRow("reason in capitals") << int(LedgerKind::Rejected) << 0 << "TOO_STALE";
         QTest::newRow("reason not ascii") << int(LedgerKind::Rejected) << 0 << QString::fromUtf8("tr\u00e8s_vieux");
         QTest::newRow("reason on a send") << int(LedgerKind::Sent) << 0 << "too_stale";
+        QTest::newRow("refusal's reason on a crash") << int(LedgerKind::LostInCrash) << 0 << "too_stale";
     }
 
     void whatTheBuildDoesNotKnowIsRefused() {
@@ -144,15 +151,18 @@ private Q_SLOTS:
         QVERIFY2(!why.empty() && why.size() < 64, why.c_str()); // a fixed phrase, counted by the center
     }
 
-    // Every reason an owner gives crosses: the epoch gate's verdicts and
-    // the owner's own "too_stale".
+    // Every reason an owner gives crosses on its kind: a refusal's (the
+    // epoch gate's verdicts and "too_stale"), a crash's and a rollback's.
     void everyReasonAnOwnerGivesIsKept() {
-        std::vector<std::string> reasons{"too_stale"};
+        std::vector<std::pair<LedgerKind, std::string>> reasons{{LedgerKind::Rejected, "too_stale"},
+                                                                {LedgerKind::LostInCrash, "owner_crashed"},
+                                                                {LedgerKind::RolledBack, "merge_not_persisted"},
+                                                                {LedgerKind::RolledBack, "restored_old_state"}};
         for (const auto v : {e::EpochGate::Verdict::StaleEpoch, e::EpochGate::Verdict::ExpiredLease,
                              e::EpochGate::Verdict::NoLease})
-            reasons.emplace_back(e::verdictName(v));
-        for (const auto &reason : reasons) {
-            const auto got = rpc::fromProto(ledgerProto(int(LedgerKind::Rejected), 0, reason));
+            reasons.emplace_back(LedgerKind::Rejected, e::verdictName(v));
+        for (const auto &[kind, reason] : reasons) {
+            const auto got = rpc::fromProto(ledgerProto(int(kind), 0, reason));
             QVERIFY2(got, reason.c_str());
             QCOMPARE(std::get<e::LedgerReport>(*got).reason, reason);
         }

@@ -467,20 +467,24 @@ struct CenterProcess::Impl final : CenterBackend {
         std::vector<std::pair<double, e::NodeReport>> reports;
         reports.reserve(std::size_t(batch.reports_size()));
         // A report this build cannot fold is shown in the app like any
-        // refused input, named by what was wrong, and never folded.
-        const std::string sender = "node " + std::to_string(node);
+        // refused input, named by what was wrong, and never folded; counted
+        // once, when its batch is folded (not for a resent batch).
+        std::vector<std::string> refused;
         for (const auto &r : batch.reports()) {
             std::string why;
             if (auto decoded = fromProto(r, &why))
                 reports.emplace_back(r.time(), std::move(*decoded));
             else
-                rejections.add(why, sender);
+                refused.push_back(std::move(why));
         }
         std::size_t outOfRange = 0;
-        state->foldBatch(node, batch.incarnation(), batch.sequence(), clock.now(), reports, batch.finished(),
-                         batch.wire_bytes_sent(), batch.rejected_inputs(), &outOfRange);
-        for (std::size_t i = 0; i < outOfRange; ++i)
-            rejections.add("report naming a shard, region or edge out of range", sender);
+        if (state->foldBatch(node, batch.incarnation(), batch.sequence(), clock.now(), reports, batch.finished(),
+                             batch.wire_bytes_sent(), batch.rejected_inputs(), &outOfRange)) {
+            const std::string sender = "node " + std::to_string(node);
+            refused.insert(refused.end(), outOfRange, "report naming a shard, region or edge out of range");
+            for (const auto &why : refused)
+                rejections.add(why, sender);
+        }
         wake.notify_all();
         return grpc::Status::OK;
     }

@@ -129,7 +129,8 @@ std::vector<e::Message> LiveTransport::split(e::Message m) const {
     parts.push_back(std::move(part));
     // Values answering a catch-up request echo its stamp (writtenAt), and
     // the stamp ends the edge's catch-up with that owner: only the last
-    // part, which comes after the others on the peer's stream, carries it.
+    // part, sent after the others, carries it. (Emulated jitter or a lost
+    // and resent part can still deliver it first: docs/RELIABILITY.md.)
     if (head.kind == e::MessageKind::Values)
         for (std::size_t i = 0; i + 1 < parts.size(); ++i)
             parts[i].writtenAt = 0;

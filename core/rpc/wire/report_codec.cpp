@@ -2,7 +2,10 @@
 
 #include "core/session/record_codec.h"
 
+#include <algorithm>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace synaptic::rpc {
 
@@ -46,20 +49,26 @@ bool knownKind(e::RouteReport::Kind kind) {
     return false;
 }
 
-// A refusal's reason becomes a key in the center's ledger, so only the
-// reasons owners give are taken (a hostile edge could otherwise grow the
-// map at will): the epoch gate's verdicts (synapse/lease.cpp verdictName)
-// and the owner's own "too_stale" (synaptic_owner.cpp). tst_report_codec
-// checks every verdict the gate can give is here.
+// A reason becomes a key in the center's ledger and audit trail, so only
+// the reasons owners give are taken, each on its own kind (a hostile edge
+// could otherwise grow the map at will): a refusal's are the epoch gate's
+// verdicts (synapse/lease.cpp verdictName) and the owner's "too_stale";
+// a crash's and a rollback's are the owner's (synaptic_owner.cpp).
+// tst_report_codec sends each of them.
 bool knownReason(const e::LedgerReport &report) {
     if (report.reason.empty())
         return true;
-    if (report.kind != e::LedgerReport::Kind::Rejected)
-        return false; // only refusals have reasons
-    for (const char *known : {"stale_epoch", "expired_lease", "no_lease", "too_stale"})
-        if (report.reason == known)
-            return true;
-    return false;
+    static constexpr std::string_view refused[] = {"stale_epoch", "expired_lease", "no_lease", "too_stale"};
+    static constexpr std::string_view crashed[] = {"owner_crashed"};
+    static constexpr std::string_view rolledBack[] = {"merge_not_persisted", "restored_old_state"};
+    std::span<const std::string_view> known;
+    switch (report.kind) {
+    case e::LedgerReport::Kind::Rejected: known = refused; break;
+    case e::LedgerReport::Kind::LostInCrash: known = crashed; break;
+    case e::LedgerReport::Kind::RolledBack: known = rolledBack; break;
+    default: return false; // no other kind has a reason
+    }
+    return std::find(known.begin(), known.end(), report.reason) != known.end();
 }
 
 std::optional<e::NodeReport> refuse(std::string *why, const std::string &what) {

@@ -1,6 +1,7 @@
 #include "synaptic_edge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -23,6 +24,7 @@ constexpr double kSlowOwnerMarginSeconds = 0.010;
 constexpr double kWindowsTimedSeconds = 4.0;
 // How long a slow owner's shards are held back for its unanswered window.
 constexpr double kHoldForSlowOwnerSeconds = 1.0;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 const char *modeName(EdgeLeaseState::Mode m) {
     switch (m) {
@@ -183,8 +185,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
     case kCatchUpTimeout:
         // An owner that cannot answer (down, cut off) must not keep this edge
         // from training forever: its shards stay as cached until it is back.
-        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && arg == m_lease.lease().epoch &&
-            !m_awaitingCatchUp.empty()) {
+        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && arg == m_catchUpAsks && !m_awaitingCatchUp.empty()) {
             m_unresponsiveOwners.insert(m_awaitingCatchUp.begin(), m_awaitingCatchUp.end());
             m_awaitingCatchUp.clear();
             const auto before = m_lease.mode();
@@ -254,9 +255,14 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
         // again if another epoch comes while it catches up (answers to the
         // first request may predate the second grant).
         m_awaitingCatchUp = ownerNodes();
-        // The stamp is never 0, which every other Values message carries.
-        m_catchUpAskedAt = leaseClock(now) != 0 ? leaseClock(now) : std::numeric_limits<double>::min();
-        out.timer(now + kCatchUpSeconds, kCatchUpTimeout, m_lease.lease().epoch);
+        // Each ask's stamp is its own (greater than the last, even at the
+        // same instant) and never 0, which every other Values message carries.
+        m_catchUpAskedAt = std::max(leaseClock(now), std::nextafter(m_catchUpAskedAt, kInfinity));
+        if (m_catchUpAskedAt == 0)
+            m_catchUpAskedAt = std::numeric_limits<double>::min();
+        // Its timeout is its own too: one armed by an earlier ask (a lapse
+        // and the same epoch renewed within it) must not cut this one short.
+        out.timer(now + kCatchUpSeconds, kCatchUpTimeout, ++m_catchUpAsks);
         for (int node : m_awaitingCatchUp) {
             Message req;
             req.kind = MessageKind::CatchUpRequest;

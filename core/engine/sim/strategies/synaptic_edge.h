@@ -120,6 +120,7 @@ private:
     // the owners echo it, which tells their answer from values they sent
     // before they heard of the new epoch and that are still in flight.
     double m_catchUpAskedAt = 0;
+    std::uint64_t m_catchUpAsks = 0;        // keys the catch-up timeout to its ask
     std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
     std::map<int, double> m_catchUpAsked;   // owners asked for whole values after a missed delta, and when
