@@ -255,11 +255,10 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
         // again if another epoch comes while it catches up (answers to the
         // first request may predate the second grant).
         m_awaitingCatchUp = ownerNodes();
-        // Each ask's stamp is its own (greater than the last, even at the
-        // same instant) and never 0, which every other Values message carries.
+        // Each ask's stamp is its own: greater than the last, even at the
+        // same instant, so never 0 (the first is above nextafter(0)), which
+        // every other Values message carries.
         m_catchUpAskedAt = std::max(leaseClock(now), std::nextafter(m_catchUpAskedAt, kInfinity));
-        if (m_catchUpAskedAt == 0)
-            m_catchUpAskedAt = std::numeric_limits<double>::min();
         // Its timeout is its own too: one armed by an earlier ask (a lapse
         // and the same epoch renewed within it) must not cut this one short.
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, ++m_catchUpAsks);
