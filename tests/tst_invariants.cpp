@@ -260,6 +260,49 @@ private Q_SLOTS:
                 QCOMPARE(v.node, 1); // eu-0, the edge that was cut off
     }
 
+    // Guard: a restarted edge's replica holds no owner's current values (a
+    // crash took them), so it catches up until it holds every shard, its
+    // own owner's too, asking again each second where a catch-up would
+    // give up on an owner. eu-0 is killed at 1.0 s and restarted at 1.5 s,
+    // cut from the rest of its region until 3.0 s: no owner can answer
+    // before then, its own included (it defers answers while it recovers,
+    // with no gradients coming, for 2 s). Broken
+    // (Faults::breakCatchUpWaitsForLostShards), the edge gives up at its
+    // first timeout and trains on starting values; the audit, which holds
+    // a restarted edge to its owners' versions at the restart, names eu-0.
+    void aRestartedEdgeWaitsForTheValuesItLostAndNotWaitingIsCaught() {
+        std::vector<SimCommand> commands;
+        SimCommand kill{SimCommand::Kind::KillNode, 1.0};
+        kill.node = 0;
+        SimCommand revive{SimCommand::Kind::ReviveNode, 1.5};
+        revive.node = 0;
+        commands = {kill, revive};
+        for (int peer : {1, 2}) {
+            SimCommand cut{SimCommand::Kind::PartitionLink, 1.0};
+            cut.node = 0;
+            cut.nodeB = peer;
+            SimCommand heal = cut;
+            heal.kind = SimCommand::Kind::HealLink;
+            heal.at = 3.0;
+            commands.push_back(cut);
+            commands.push_back(heal);
+        }
+        const auto kept = run("edge restarted, waits for values", commands, {});
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        double trainedAgainAt = -1;
+        for (const auto &e : kept.history)
+            if (e.kind == AuditEvent::Kind::Send && e.node == 1 && e.time > 1.5 && trainedAgainAt < 0)
+                trainedAgainAt = e.time;
+        qInfo("eu-0 sent gradients again at %.3f s", trainedAgainAt);
+        QVERIFY2(trainedAgainAt > 3.0, "the restarted edge trained before any owner could answer, or never again");
+        NodeContext::Faults broken;
+        broken.breakCatchUpWaitsForLostShards = true;
+        const auto r = run("edge restarted, gives up waiting", commands, broken);
+        QVERIFY2(countOf(r.violations, "trains_after_catch_up") > 0, "training on starting values went unnoticed");
+        for (const auto &v : r.violations)
+            QCOMPARE(v.node, 1); // eu-0, the edge that restarted
+    }
+
     // Guard: a moved shard is fenced at its old owner.
     void aMoveLeavesOneOwnerAndAnUnfencedMoveIsCaught() {
         const auto kept = run("move, fence kept", {}, {}, moveAShardHidingTheAnnounce);

@@ -134,8 +134,8 @@ private Q_SLOTS:
     // the edge keeps them (Faults::breakDropKeptWindows). eu-2 is cut from
     // the center from 0.5 s to 2 s (its 1 s lease lapses; its region's
     // owners train on), or killed at 1 s and revived at 2.2 s (after its
-    // lease ran out: revived sooner, it is told its old epoch again, and
-    // the catch-up check has no new epoch to hold it to). A third row kills
+    // lease ran out, so the grant is a new epoch; revived sooner, it would
+    // be held to its owners' versions at the restart instead). A third row kills
     // the center at 0.8 s and revives it at 1.4 s from the state file
     // before its newest: it grants new epochs while eu-2's lease is still
     // valid, so eu-2 goes from training straight to catching up, never

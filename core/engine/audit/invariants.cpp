@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <tuple>
 
 namespace synaptic::engine {
@@ -111,33 +112,42 @@ void checkAccounting(const std::vector<AuditEvent> &history, HistoryScope scope,
 }
 
 void checkCatchUp(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
-    // Each edge's newest epoch and when it was granted.
-    std::map<int, std::pair<std::uint64_t, double>> epochOf;
-    // (region, shard) -> the owners' newest version, and a copy of it when each edge's epoch began.
+    // Each edge's newest epoch, and what began the catch-up it is held to:
+    // that epoch's grant, or a restart since (a new process catches up
+    // anew, even under an epoch it still holds).
+    std::map<int, std::uint64_t> epochOf;
+    std::map<int, std::string> heldSince;
+    // (region, shard) -> the owners' newest version, and a copy of it when each edge's catch-up began.
     std::map<std::pair<int, int>, std::uint64_t> ownerVersion;
-    std::map<int, std::map<std::pair<int, int>, std::uint64_t>> snapshotAtGrant;
+    std::map<int, std::map<std::pair<int, int>, std::uint64_t>> snapshot;
     for (const auto &e : history) {
         if (e.kind == K::Version && !e.cache && e.region >= 0) {
             auto &v = ownerVersion[{e.region, e.shard}];
             v = std::max(v, e.version);
+        } else if (e.kind == K::Restore && e.node != kCenterNodeId) {
+            // At the restart, not the next grant: a grant sent before it
+            // may arrive after it, and the owners' versions then are a
+            // lower bound of what any later grant would hold it to.
+            snapshot[e.node] = ownerVersion;
+            heldSince[e.node] = "it restarted at " + num(e.time) + " s";
         } else if (e.kind == K::Grant) {
-            auto [it, fresh] = epochOf.try_emplace(e.node, e.epoch, e.time);
-            if (fresh || it->second.first != e.epoch) {
-                it->second = {e.epoch, e.time};
-                snapshotAtGrant[e.node] = ownerVersion; // what catching up must reach
+            auto [it, fresh] = epochOf.try_emplace(e.node, e.epoch);
+            if (fresh || it->second != e.epoch) {
+                it->second = e.epoch;
+                snapshot[e.node] = ownerVersion; // what catching up must reach
+                heldSince[e.node] = "lease epoch " + std::to_string(e.epoch) + " was granted at " + num(e.time) + " s";
             }
         } else if (e.kind == K::Send && e.region >= 0) {
-            const auto snap = snapshotAtGrant.find(e.node);
-            if (snap == snapshotAtGrant.end())
+            const auto snap = snapshot.find(e.node);
+            if (snap == snapshot.end())
                 continue;
             for (std::size_t i = 0; i < e.shards.size() && i < e.versions.size(); ++i) {
                 const auto v = snap->second.find({e.region, e.shards[i]});
                 if (v != snap->second.end() && e.versions[i] < v->second)
                     out.push_back({"trains_after_catch_up", e.shards[i], e.node, e.time,
                                    "sent gradients computed on version " + std::to_string(e.versions[i]) +
-                                       " though its owner was at version " + std::to_string(v->second) +
-                                       " when lease epoch " + std::to_string(epochOf[e.node].first) +
-                                       " was granted at " + num(epochOf[e.node].second) + " s"});
+                                       " though its owner was at version " + std::to_string(v->second) + " when " +
+                                       heldSince[e.node]});
             }
         }
     }

@@ -26,7 +26,8 @@ namespace synaptic::engine {
 //   "trains_after_catch_up": an edge with a new lease epoch (back from a
 //     lapse, a partition or a restart) sends gradients computed only on
 //     shard versions at least those its region's owners held when the
-//     epoch was granted;
+//     epoch was granted; a restarted edge (its Restore event), at least
+//     those they held when it restarted, even under the same epoch;
 //   "every_request_answered": every inference request that reached an
 //     edge is answered, or died with the edge (a read-only edge serves);
 //   "lease_epochs_unique": no lease epoch is granted to two edges, and no

@@ -138,11 +138,16 @@ struct NodeContext {
         // answer, even values it sent before the new epoch that were still
         // in flight when the edge asked.
         bool breakCatchUpAnswer = false;
+        // Edges: a restarted edge's catch-up ends once every owner answered
+        // or after 1 s, like any other, though its replica holds no
+        // owner's values of some shards (it trains on them as they are).
+        bool breakCatchUpWaitsForLostShards = false;
 
         bool breaksAGuard() const {
             return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
                    breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock || breakMergeOnce ||
-                   breakEpochCounter || breakDropKeptWindows || breakCatchUpAnswer;
+                   breakEpochCounter || breakDropKeptWindows || breakCatchUpAnswer ||
+                   breakCatchUpWaitsForLostShards;
         }
     } faults;
 

@@ -126,6 +126,7 @@ struct AuditEvent {
                  // `ids[0]`, based on global `version`, data `checksum`
         Restore, // node `node` restarted from durable state it wrote at `writtenAt`:
                  // what it did after that (merges, grants) died with its memory
+                 // (an edge: what it cached died too; `writtenAt` is 0)
     };
     double time = 0;
     Kind kind = Kind::Grant;

@@ -16,6 +16,11 @@ std::vector<std::int64_t> shardSizes(const ShardPlan &plan) {
 }
 // How long an edge waits for every owner's catch-up answer.
 constexpr double kCatchUpSeconds = 1.0;
+// How long a restarted edge keeps asking for shards it holds no values of:
+// past an owner's own recovery (kRecoverySeconds in synaptic_owner.cpp, 2 s)
+// and one more ask. An owner silent that long is down: its shards are
+// trained on as they are rather than the edge idling until it is back.
+constexpr double kLostValuesWaitSeconds = 3.0;
 // An owner whose answers take this many times the region's median (and at
 // least kSlowOwnerMarginSeconds more) is slow: not waited for.
 constexpr double kSlowOwnerFactor = 3.0;
@@ -38,10 +43,43 @@ const char *modeName(EdgeLeaseState::Mode m) {
 
 SynapticEdge::SynapticEdge(const NodeContext &ctx)
     : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_region(ctx.region()), m_owners(ctx.owners),
-      m_replica(ctx.newReplica()), m_cache(shardSizes(ctx.model->plan)), m_owner(ctx, &m_replica->model()) {}
+      m_replica(ctx.newReplica()), m_cache(shardSizes(ctx.model->plan)),
+      m_holdsValues(ctx.model->plan.shards.size(), true), m_owner(ctx, &m_replica->model()) {}
 
 double SynapticEdge::stepSeconds() const {
     return m_ctx.realTime ? m_replica->meanStepWallSeconds() : m_ctx.trainStepSeconds();
+}
+
+bool SynapticEdge::holdsValuesOf(int node) const {
+    for (std::size_t s = 0; s < m_owners.size(); ++s)
+        if (ownerNode(int(s)) == node && !m_holdsValues[s])
+            return false;
+    return true;
+}
+
+bool SynapticEdge::holdsEveryShard() const {
+    return std::all_of(m_holdsValues.begin(), m_holdsValues.end(), [](bool held) { return held; });
+}
+
+void SynapticEdge::forgetValues(double now, Outbox &out) {
+    // In the simulator the replica outlives a kill; a real process's does
+    // not. A live edge restarted over its state file starts here too, its
+    // replica at the center's global copy (the join reply), which its
+    // region's owners are past: its cached versions are 0. The simulator
+    // has no join reply: it goes back to the starting values, harsher than
+    // live. Batch-norm statistics stay: the owner reports them to the
+    // center, which would average starting ones in.
+    if (!m_ctx.realTime)
+        m_replica->model().setValues(m_ctx.model->initialValues);
+    for (std::size_t s = 0; s < m_holdsValues.size(); ++s) {
+        m_cache.setCachedVersion(int(s), 0, true);
+        m_holdsValues[s] = false;
+    }
+    AuditEvent restarted; // for the audit: what the edge cached before died with the memory
+    restarted.time = now;
+    restarted.kind = AuditEvent::Kind::Restore;
+    restarted.node = m_ctx.node;
+    out.report(SimEvent{restarted});
 }
 
 std::set<int> SynapticEdge::ownerNodes() const {
@@ -63,8 +101,10 @@ void SynapticEdge::sendHeartbeat(double now, bool join, Outbox &out) {
 }
 
 void SynapticEdge::revive(double now, bool fromOldState, Outbox &out) {
-    if (m_owner.crashed())
+    if (m_owner.crashed()) {
+        forgetValues(now, out);
         m_owner.restoreAfterCrash(now, out, fromOldState);
+    }
     start(now, out);
 }
 
@@ -72,9 +112,10 @@ void SynapticEdge::start(double now, Outbox &out) {
     // First start, or a revive: no lease until the center answers, and the
     // answer to a join carries the region's current owners. A process
     // started over an existing state file reloads it first.
-    if (m_owner.crashed())
+    if (m_owner.crashed()) {
+        forgetValues(now, out); // as a new process: its replica holds the starting values
         m_owner.restoreAfterCrash(now, out);
-    else
+    } else
         m_owner.writeInitialState(out);
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
@@ -144,7 +185,9 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
             answersCatchUp(m)) {
             applyValues(now, m, out);
             m_awaitingCatchUp.erase(m.from);
-            if (m_awaitingCatchUp.empty()) {
+            // Every owner answered, and the replica holds every shard (else
+            // the timeout asks again: a restarted edge and a move in flight).
+            if (m_awaitingCatchUp.empty() && (holdsEveryShard() || m_ctx.faults.breakCatchUpWaitsForLostShards)) {
                 const auto before = m_lease.mode();
                 m_lease.onCaughtUp(leaseClock(now));
                 setMode(now, before, out);
@@ -185,9 +228,27 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
     case kCatchUpTimeout:
         // An owner that cannot answer (down, cut off) must not keep this edge
         // from training forever: its shards stay as cached until it is back.
-        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && arg == m_catchUpAsks && !m_awaitingCatchUp.empty()) {
-            m_unresponsiveOwners.insert(m_awaitingCatchUp.begin(), m_awaitingCatchUp.end());
-            m_awaitingCatchUp.clear();
+        // Unless the edge holds no values of them (it restarted): it asks
+        // their owners again, for up to kLostValuesWaitSeconds. Its own
+        // node's owner among them, which answers once it recovered its
+        // state; and an owner that answered without a shard the edge's map
+        // gives it (a move in flight: the new owner may not hold it yet).
+        if (m_lease.mode() == EdgeLeaseState::Mode::CatchingUp && arg == m_catchUpAsks) {
+            std::set<int> askAgain;
+            if (now < m_catchUpGiveUpAt && !m_ctx.faults.breakCatchUpWaitsForLostShards)
+                for (int node : ownerNodes())
+                    if (!holdsValuesOf(node))
+                        askAgain.insert(node);
+            for (int node : m_awaitingCatchUp)
+                if (!askAgain.count(node))
+                    m_unresponsiveOwners.insert(node);
+            m_awaitingCatchUp = askAgain;
+            if (!askAgain.empty()) {
+                out.timer(std::min(now + kCatchUpSeconds, m_catchUpGiveUpAt), kCatchUpTimeout, m_catchUpAsks);
+                for (int node : askAgain)
+                    out.send(catchUpRequest(node));
+                break;
+            }
             const auto before = m_lease.mode();
             m_lease.onCaughtUp(leaseClock(now));
             setMode(now, before, out);
@@ -262,18 +323,22 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
         // Its timeout is its own too: one armed by an earlier ask (a lapse
         // and the same epoch renewed within it) must not cut this one short.
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, ++m_catchUpAsks);
-        for (int node : m_awaitingCatchUp) {
-            Message req;
-            req.kind = MessageKind::CatchUpRequest;
-            req.to = node;
-            req.origin = m_edge;
-            req.lease = m_granted;
-            req.writtenAt = m_catchUpAskedAt;
-            out.send(req);
-        }
+        m_catchUpGiveUpAt = now + kLostValuesWaitSeconds;
+        for (int node : m_awaitingCatchUp)
+            out.send(catchUpRequest(node));
     }
     setMode(now, before, out);
     startStepIfAllowed(now, out);
+}
+
+Message SynapticEdge::catchUpRequest(int node) const {
+    Message req;
+    req.kind = MessageKind::CatchUpRequest;
+    req.to = node;
+    req.origin = m_edge;
+    req.lease = m_granted;
+    req.writtenAt = m_catchUpAskedAt; // asked again after a timeout: still the same ask, after the grant
+    return req;
 }
 
 bool SynapticEdge::answersCatchUp(const Message &values) const {
@@ -521,6 +586,7 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
             m_replica->model().setShardValues(item.shard, m_replica->model().shardValues(item.shard).add_(item.data));
         } else {
             m_replica->model().setShardValues(item.shard, item.data);
+            m_holdsValues[std::size_t(item.shard)] = true;
             wholeArrived = true;
         }
         if (item.version > m_cache.cachedVersion(item.shard) || older) {

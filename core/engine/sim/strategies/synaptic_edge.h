@@ -65,6 +65,8 @@ private:
     // Whether `values` answer this epoch's catch-up request (not values
     // the owner sent earlier that arrive after the request went out).
     bool answersCatchUp(const Message &values) const;
+    // This epoch's catch-up request to an owner node (stamped with the ask).
+    Message catchUpRequest(int node) const;
     // The open window has steps and has reached its end (steps or ms).
     bool windowOver(double now) const;
     // Drops what the cache holds, kept-open windows included, unsent.
@@ -102,6 +104,13 @@ private:
     bool answersWindow(const Message &values) const { return values.round >= m_window; }
     int ownerNode(int shard) const { return ClusterShape::nodeOfEdge(m_owners[std::size_t(shard)]); }
     std::set<int> ownerNodes() const;
+    // Whether the replica holds values from `node` for every shard it owns:
+    // a catch-up that times out gives up only on owners whose shards it holds.
+    bool holdsValuesOf(int node) const;
+    bool holdsEveryShard() const;
+    // On a restart after a crash (with durable state: the memory is lost):
+    // the replica's values and the cache's versions are no one's current.
+    void forgetValues(double now, Outbox &out);
 
     const NodeContext &m_ctx;
     int m_edge;
@@ -116,6 +125,12 @@ private:
     SynapticOwner m_owner;
     std::vector<Message> m_pendingValues;   // applied at the next step boundary
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer
+    // Per shard: whether the replica holds values an owner sent, or the
+    // starting values every owner starts from too (a first start). A
+    // restart loses them: the replica's values are older than the owners'
+    // (cached version 0), and a catch-up asks until it holds every shard.
+    std::vector<bool> m_holdsValues;
+    double m_catchUpGiveUpAt = 0; // when a catch-up stops asking for shards it holds no values of
     // When (by this edge's lease clock) it asked for this epoch's catch-up:
     // the owners echo it, which tells their answer from values they sent
     // before they heard of the new epoch and that are still in flight.

@@ -524,7 +524,16 @@ void SynapticOwner::onCenterValues(double now, Message &&m, Outbox &out) {
 
 void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) {
     if (m_recovering) {
-        m_deferred.push_back(m); // answered once this owner knows which version is safe to name
+        // Answered once this owner knows which version is safe to name;
+        // one per asker (an edge asks again every second meanwhile: each
+        // answer would be another whole copy of the shards).
+        const auto same = std::find_if(m_deferred.begin(), m_deferred.end(), [&](const Message &d) {
+            return d.kind == MessageKind::CatchUpRequest && d.from == m.from;
+        });
+        if (same != m_deferred.end())
+            *same = m; // the newest ask: its stamp is the one the edge waits for
+        else
+            m_deferred.push_back(m);
         return;
     }
     m_gate.observe(m.origin, m.lease);
