@@ -113,7 +113,7 @@ void SynapticEdge::start(double now, Outbox &out) {
     // answer to a join carries the region's current owners. A process
     // started over an existing state file reloads it first.
     if (m_owner.crashed()) {
-        forgetValues(now, out); // as a new process: its replica holds the starting values
+        forgetValues(now, out); // a new process: its replica holds no owner's current values
         m_owner.restoreAfterCrash(now, out);
     } else
         m_owner.writeInitialState(out);

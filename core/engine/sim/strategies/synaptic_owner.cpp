@@ -530,9 +530,13 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
         const auto same = std::find_if(m_deferred.begin(), m_deferred.end(), [&](const Message &d) {
             return d.kind == MessageKind::CatchUpRequest && d.from == m.from;
         });
-        if (same != m_deferred.end())
-            *same = m; // the newest ask: its stamp is the one the edge waits for
-        else
+        if (same != m_deferred.end()) {
+            // Keep the newest stamp, the one the edge waits for: not an
+            // older ask arriving late, nor a missed delta's unstamped
+            // request (the catch-up's whole values repair that too).
+            if (m.writtenAt >= same->writtenAt)
+                *same = m;
+        } else
             m_deferred.push_back(m);
         return;
     }
