@@ -101,21 +101,23 @@ void SynapticEdge::sendHeartbeat(double now, bool join, Outbox &out) {
 }
 
 void SynapticEdge::revive(double now, bool fromOldState, Outbox &out) {
-    if (m_owner.crashed()) {
-        forgetValues(now, out);
-        m_owner.restoreAfterCrash(now, out, fromOldState);
-    }
+    if (m_owner.crashed())
+        restartFromState(now, fromOldState, out);
     start(now, out);
+}
+
+void SynapticEdge::restartFromState(double now, bool fromOldState, Outbox &out) {
+    forgetValues(now, out); // a new process: its replica holds no owner's current values
+    m_owner.restoreAfterCrash(now, out, fromOldState);
 }
 
 void SynapticEdge::start(double now, Outbox &out) {
     // First start, or a revive: no lease until the center answers, and the
     // answer to a join carries the region's current owners. A process
     // started over an existing state file reloads it first.
-    if (m_owner.crashed()) {
-        forgetValues(now, out); // a new process: its replica holds no owner's current values
-        m_owner.restoreAfterCrash(now, out);
-    } else
+    if (m_owner.crashed())
+        restartFromState(now, false, out);
+    else
         m_owner.writeInitialState(out);
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
@@ -246,7 +248,7 @@ void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out)
             if (!askAgain.empty()) {
                 out.timer(std::min(now + kCatchUpSeconds, m_catchUpGiveUpAt), kCatchUpTimeout, m_catchUpAsks);
                 for (int node : askAgain)
-                    out.send(catchUpRequest(node));
+                    out.send(catchUpRequest(node, m_catchUpAskedAt)); // still the same ask, after the grant
                 break;
             }
             const auto before = m_lease.mode();
@@ -325,19 +327,19 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
         out.timer(now + kCatchUpSeconds, kCatchUpTimeout, ++m_catchUpAsks);
         m_catchUpGiveUpAt = now + kLostValuesWaitSeconds;
         for (int node : m_awaitingCatchUp)
-            out.send(catchUpRequest(node));
+            out.send(catchUpRequest(node, m_catchUpAskedAt));
     }
     setMode(now, before, out);
     startStepIfAllowed(now, out);
 }
 
-Message SynapticEdge::catchUpRequest(int node) const {
+Message SynapticEdge::catchUpRequest(int node, double stamp) const {
     Message req;
     req.kind = MessageKind::CatchUpRequest;
     req.to = node;
     req.origin = m_edge;
     req.lease = m_granted;
-    req.writtenAt = m_catchUpAskedAt; // asked again after a timeout: still the same ask, after the grant
+    req.writtenAt = stamp;
     return req;
 }
 
@@ -602,12 +604,7 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
     const auto asked = m_catchUpAsked.find(m.from);
     if (missedDelta && (asked == m_catchUpAsked.end() || now - asked->second >= kCatchUpSeconds)) {
         m_catchUpAsked[m.from] = now;
-        Message req;
-        req.kind = MessageKind::CatchUpRequest;
-        req.to = m.from;
-        req.origin = m_edge;
-        req.lease = m_granted;
-        out.send(std::move(req));
+        out.send(catchUpRequest(m.from, 0)); // unstamped: not a lease catch-up
     }
 }
 

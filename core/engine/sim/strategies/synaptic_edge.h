@@ -65,8 +65,9 @@ private:
     // Whether `values` answer this epoch's catch-up request (not values
     // the owner sent earlier that arrive after the request went out).
     bool answersCatchUp(const Message &values) const;
-    // This epoch's catch-up request to an owner node (stamped with the ask).
-    Message catchUpRequest(int node) const;
+    // A request for an owner node's whole values: stamped with a lease
+    // catch-up's ask, or 0 after a missed delta.
+    Message catchUpRequest(int node, double stamp) const;
     // The open window has steps and has reached its end (steps or ms).
     bool windowOver(double now) const;
     // Drops what the cache holds, kept-open windows included, unsent.
@@ -111,6 +112,9 @@ private:
     // On a restart after a crash (with durable state: the memory is lost):
     // the replica's values and the cache's versions are no one's current.
     void forgetValues(double now, Outbox &out);
+    // Forgets them and reloads the owner's state file (revive, or a live
+    // process started over its file).
+    void restartFromState(double now, bool fromOldState, Outbox &out);
 
     const NodeContext &m_ctx;
     int m_edge;
