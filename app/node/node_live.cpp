@@ -6,6 +6,7 @@
 #include "node_exit.h"
 #include "stop_signal.h"
 
+#include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/train_report.h"
 #include "core/rpc/live/center_process.h"
@@ -24,15 +25,14 @@ namespace synaptic::app {
 namespace {
 
 nlohmann::json summaryJson(const rpc::LiveRunSummary &s, const rpc::CenterOptions &o) {
-    auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
     return {{"mode", "live"},
             {"config", o.configPath},
             {"strategy", s.strategy},
             {"steps_per_edge", o.stepsPerEdge},
             {"link_emulation", o.process.emulateLinks},
             {"finished", s.finished},
-            {"final_accuracy", finite(s.finalAccuracy)},
-            {"final_exit_accuracy", finite(s.finalExitAccuracy)},
+            {"final_accuracy", engine::finiteOrNull(s.finalAccuracy)},
+            {"final_exit_accuracy", engine::finiteOrNull(s.finalExitAccuracy)},
             {"samples", s.samples},
             {"wall_seconds", s.wallSeconds},
             {"samples_per_second", s.wallSeconds > 0 ? double(s.samples) / s.wallSeconds : 0.0},

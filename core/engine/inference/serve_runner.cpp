@@ -2,6 +2,7 @@
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/device.h"
+#include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/trainer.h"
 
@@ -53,7 +54,6 @@ void checkRequest(const ServeRequest &r, const ClusterConfig &config) {
     }
 }
 
-json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 } // namespace
 
@@ -174,8 +174,8 @@ std::string serveReportJson(const ServeRequest &r, const ServeResult &res) {
                          {"threshold", res.setup.thresholdOf(int(e))}});
     json j = {{"config", r.configPath},
               {"model", res.modelSource},
-              {"model_test_accuracy", number(res.modelTestAccuracy)},
-              {"model_exit_test_accuracy", number(res.modelExitAccuracy)},
+              {"model_test_accuracy", finiteOrNull(res.modelTestAccuracy)},
+              {"model_exit_test_accuracy", finiteOrNull(res.modelExitAccuracy)},
               {"threshold", res.setup.threshold},
               {"confidence", res.confidence},
               {"rate_per_edge", r.ratePerEdge},

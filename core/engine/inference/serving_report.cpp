@@ -1,5 +1,6 @@
 #include "serving_report.h"
 
+#include "core/engine/json_number.h"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,7 +12,6 @@ namespace synaptic::engine {
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 double ratio(std::uint64_t num, std::uint64_t den) { return den ? double(num) / double(den) : kNaN; }
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 } // namespace
 
 double percentile(std::vector<double> values, double q) {
@@ -104,12 +104,12 @@ nlohmann::json toJson(const ServingSummary &s) {
             {"answered_at_edge", s.atEdge},
             {"answered_at_center", s.atCenter},
             {"degraded", s.degraded},
-            {"edge_share", number(s.edgeShare)},
-            {"accuracy", number(s.accuracy)},
-            {"accuracy_edge_answers", number(s.accuracyEdge)},
-            {"accuracy_center_answers", number(s.accuracyCenter)},
-            {"latency_ms", {{"p50", number(s.p50Ms)}, {"p95", number(s.p95Ms)}, {"p99", number(s.p99Ms)},
-                            {"mean", number(s.meanMs)}, {"max", number(s.maxMs)}}},
+            {"edge_share", finiteOrNull(s.edgeShare)},
+            {"accuracy", finiteOrNull(s.accuracy)},
+            {"accuracy_edge_answers", finiteOrNull(s.accuracyEdge)},
+            {"accuracy_center_answers", finiteOrNull(s.accuracyCenter)},
+            {"latency_ms", {{"p50", finiteOrNull(s.p50Ms)}, {"p95", finiteOrNull(s.p95Ms)}, {"p99", finiteOrNull(s.p99Ms)},
+                            {"mean", finiteOrNull(s.meanMs)}, {"max", finiteOrNull(s.maxMs)}}},
             {"bytes_to_center", s.bytesToCenter},
             {"bytes_from_center", s.bytesFromCenter},
             {"raw_input_bytes", s.rawInputBytes},
@@ -122,8 +122,8 @@ nlohmann::json toJson(const ServingSummary &s) {
 nlohmann::json toJson(const std::vector<SweepPoint> &sweep) {
     auto arr = nlohmann::json::array();
     for (const auto &p : sweep)
-        arr.push_back({{"threshold", p.threshold}, {"edge_share", number(p.edgeShare)},
-                       {"accuracy", number(p.accuracy)}, {"accuracy_edge_answers", number(p.accuracyEdge)}});
+        arr.push_back({{"threshold", p.threshold}, {"edge_share", finiteOrNull(p.edgeShare)},
+                       {"accuracy", finiteOrNull(p.accuracy)}, {"accuracy_edge_answers", finiteOrNull(p.accuracyEdge)}});
     return arr;
 }
 

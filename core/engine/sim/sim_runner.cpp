@@ -5,6 +5,7 @@
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/device.h"
+#include "core/engine/json_number.h"
 #include "core/engine/tasks/task_registry.h"
 #include "core/engine/tensor_data.h"
 #include "core/engine/trainer.h"
@@ -33,7 +34,6 @@ std::string readText(const std::string &path) {
 }
 
 json nullable(const std::optional<double> &v) { return v ? json(*v) : json(nullptr); }
-json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 } // namespace
 
