@@ -11,7 +11,7 @@ namespace synaptic::session {
 
 namespace {
 
-pb::TrainProgress toProto(const engine::TrainProgress &p) {
+pb::TrainProgress progressToProto(const engine::TrainProgress &p) {
     pb::TrainProgress m;
     m.set_kind(static_cast<pb::TrainProgress::Kind>(p.kind));
     m.set_epoch(p.epoch);
@@ -29,7 +29,7 @@ pb::TrainProgress toProto(const engine::TrainProgress &p) {
     return m;
 }
 
-engine::TrainProgress fromProto(const pb::TrainProgress &m) {
+engine::TrainProgress progressFromProto(const pb::TrainProgress &m) {
     engine::TrainProgress p;
     p.kind = static_cast<engine::TrainProgress::Kind>(m.kind());
     p.epoch = m.epoch();
@@ -52,7 +52,7 @@ engine::TrainProgress fromProto(const pb::TrainProgress &m) {
 bool writeDelimited(std::ostream &out, const TimedProgress &event) {
     pb::Event m;
     m.set_time(event.time);
-    *m.mutable_train_progress() = toProto(event.progress);
+    *m.mutable_train_progress() = progressToProto(event.progress);
     return google::protobuf::util::SerializeDelimitedToOstream(m, &out) && out.good();
 }
 
@@ -76,7 +76,7 @@ std::optional<TimedProgress> EventReader::next() {
     }
     if (!m.has_train_progress())
         throw std::runtime_error("session event " + std::to_string(index) + ": no known payload");
-    return TimedProgress{m.time(), fromProto(m.train_progress())};
+    return TimedProgress{m.time(), progressFromProto(m.train_progress())};
 }
 
 } // namespace synaptic::session

@@ -2,6 +2,7 @@
 
 #include "topology_tooltips.h"
 #include "topology_view.h"
+#include "topology_tr.h"
 
 #include "core/engine/sim/link_geography.h"
 
@@ -11,7 +12,7 @@
 namespace synaptic::ui {
 
 namespace {
-QString tr(const char *text) { return QCoreApplication::translate("synaptic::ui::TopologyView", text); }
+using topology_text::tr;
 } // namespace
 
 void showGeography(TopologyView &view, const engine::ClusterConfig &config) {

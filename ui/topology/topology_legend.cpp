@@ -2,6 +2,7 @@
 
 #include "topology_items.h"
 #include "topology_style.h"
+#include "topology_tr.h"
 
 #include <QCoreApplication>
 #include <QFontMetrics>
@@ -21,7 +22,7 @@ constexpr int kPadding = 6;
 constexpr int kSpacing = 14;
 constexpr int kSampleWidth = 40;
 
-QString tr(const char *text) { return QCoreApplication::translate("synaptic::ui::TopologyView", text); }
+using topology_text::tr;
 
 // One legend entry: a sample `width` px wide drawn by `draw` into a rect, then its label.
 struct Entry {

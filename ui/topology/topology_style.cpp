@@ -1,5 +1,7 @@
 #include "topology_style.h"
 
+#include "topology_tr.h"
+
 #include <QCoreApplication>
 #include <QLocale>
 
@@ -10,7 +12,7 @@ namespace synaptic::ui {
 
 namespace {
 
-QString tr(const char *text) { return QCoreApplication::translate("synaptic::ui::TopologyView", text); }
+using topology_text::tr;
 
 constexpr double kDecades = 3; // links quieter than 1/1000 of the busiest all get the thinnest pen
 constexpr qreal kMaxWidth = 8;

@@ -1,6 +1,7 @@
 #include "topology_tooltips.h"
 
 #include "topology_style.h"
+#include "topology_tr.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -8,9 +9,7 @@
 namespace synaptic::ui {
 
 namespace {
-QString tr(const char *text, int n = -1) {
-    return QCoreApplication::translate("synaptic::ui::TopologyView", text, nullptr, n);
-}
+using topology_text::tr;
 } // namespace
 
 QString nodeToolTip(const QString &name, const QString &regionName, const QString &state, bool partitioned,
