@@ -23,6 +23,7 @@
 #include <QTest>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <utility>
 #include <set>
@@ -74,6 +75,7 @@ class TestInvariants : public QObject {
         StrategyResult result;
         std::vector<AuditEvent> history;
         std::vector<Violation> violations;
+        std::vector<LeaseEvent> leases; // every edge's lease mode changes
         int centerMismatches = 0; // region deltas the center found not based on what it sent
     };
 
@@ -102,6 +104,8 @@ class TestInvariants : public QObject {
         o.observer = [&r, record](const SimEvent &e) {
             if (const auto *a = std::get_if<AuditEvent>(&e))
                 r.history.push_back(*a);
+            if (const auto *l = std::get_if<LeaseEvent>(&e))
+                r.leases.push_back(*l);
             if (const auto *c = std::get_if<ConsistencyEvent>(&e))
                 r.centerMismatches += c->mismatches;
             if (record)
@@ -268,8 +272,10 @@ private Q_SLOTS:
     // before then, its own included (it defers answers while it recovers,
     // with no gradients coming, for 2 s). Broken
     // (Faults::breakCatchUpWaitsForLostShards), the edge gives up at its
-    // first timeout and trains on starting values; the audit, which holds
-    // a restarted edge to its owners' versions at the restart, names eu-0.
+    // first timeout and trains on starting values, but sends only the
+    // shards its own owner's early answer gave it; with the push guard
+    // broken too, the audit, which holds a restarted edge to its owners'
+    // versions at the restart, names eu-0.
     void aRestartedEdgeWaitsForTheValuesItLostAndNotWaitingIsCaught() {
         std::vector<SimCommand> commands;
         SimCommand kill{SimCommand::Kind::KillNode, 1.0};
@@ -289,16 +295,85 @@ private Q_SLOTS:
         }
         const auto kept = run("edge restarted, waits for values", commands, {});
         QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
-        double trainedAgainAt = -1;
-        for (const auto &e : kept.history)
-            if (e.kind == AuditEvent::Kind::Send && e.node == 1 && e.time > 1.5 && trainedAgainAt < 0)
-                trainedAgainAt = e.time;
-        qInfo("eu-0 sent gradients again at %.3f s", trainedAgainAt);
-        QVERIFY2(trainedAgainAt > 3.0, "the restarted edge trained before any owner could answer, or never again");
+        // When eu-0 (edge 0) trains again after its restart.
+        const auto trainsAgainAt = [](const Run &run) {
+            for (const auto &l : run.leases)
+                if (l.edge == 0 && l.time > 1.5 && l.mode == "training")
+                    return l.time;
+            return -1.0;
+        };
+        qInfo("eu-0 trains again at %.3f s", trainsAgainAt(kept));
+        QVERIFY2(trainsAgainAt(kept) > 3.0, "the restarted edge trained before any owner could answer, or never again");
+        // Broken alone, the wait lets eu-0 train before 3.0 s; the second
+        // guard (it pushes only shards it holds values of, next test) keeps
+        // those gradients home, so the audit has nothing to name yet.
         NodeContext::Faults broken;
         broken.breakCatchUpWaitsForLostShards = true;
-        const auto r = run("edge restarted, gives up waiting", commands, broken);
+        const auto early = run("edge restarted, gives up waiting", commands, broken);
+        QVERIFY2(early.violations.empty(), qPrintable(listed(early.violations)));
+        qInfo("without the wait, eu-0 trains again at %.3f s", trainsAgainAt(early));
+        QVERIFY2(trainsAgainAt(early) > 1.5 && trainsAgainAt(early) < 3.0,
+                 "without the wait the restarted edge still trained only once its owners answered");
+        // Both broken, it pushes what it trained on starting values.
+        broken.breakPushesOnlyHeldShards = true;
+        const auto r = run("edge restarted, gives up waiting, pushes every shard", commands, broken);
         QVERIFY2(countOf(r.violations, "trains_after_catch_up") > 0, "training on starting values went unnoticed");
+        for (const auto &v : r.violations)
+            QCOMPARE(v.node, 1); // eu-0, the edge that restarted
+    }
+
+    // Guard: a restarted edge that gave up waiting for an owner (silent for
+    // kLostValuesWaitSeconds, 3 s) trains, but pushes no gradient of that
+    // owner's shards until it holds their values again: those gradients
+    // would be computed on the starting values, versions behind. eu-0 is
+    // killed at 0.5 s and restarted at 0.8 s, cut from eu-1 only until
+    // 4.5 s. Broken (Faults::breakPushesOnlyHeldShards), it pushes them
+    // from the give-up on; the audit names eu-0.
+    void aRestartedEdgePushesOnlyShardsItHoldsAndPushingTheRestIsCaught() {
+        SimCommand kill{SimCommand::Kind::KillNode, 0.5};
+        kill.node = 0;
+        SimCommand revive{SimCommand::Kind::ReviveNode, 0.8};
+        revive.node = 0;
+        SimCommand cut{SimCommand::Kind::PartitionLink, 0.5};
+        cut.node = 0;
+        cut.nodeB = 1;
+        SimCommand heal = cut;
+        heal.kind = SimCommand::Kind::HealLink;
+        heal.at = 4.5;
+        const std::vector<SimCommand> commands{kill, revive, cut, heal};
+        constexpr double kSeconds = 5.5;
+        const auto kept = run("edge restarted, one owner silent past the wait", commands, {}, {}, nullptr, nullptr,
+                              {}, kSeconds);
+        QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
+        std::map<int, int> ownerOf; // shard -> owner node, as first reported
+        for (const auto &e : kept.history)
+            if (e.kind == AuditEvent::Kind::Version && !e.cache && e.region >= 0)
+                ownerOf.try_emplace(e.shard, e.node);
+        std::size_t whileSilent = 0, silentOwnersWhileSilent = 0, silentOwnersAfterHeal = 0;
+        for (const auto &e : kept.history) {
+            if (e.kind != AuditEvent::Kind::Send || e.node != 1 || e.time < 0.8)
+                continue;
+            std::size_t ofEu1 = 0;
+            for (int shard : e.shards)
+                ofEu1 += ownerOf.count(shard) && ownerOf[shard] == 2 ? 1 : 0;
+            if (e.time < heal.at) {
+                ++whileSilent;
+                silentOwnersWhileSilent += ofEu1;
+            } else {
+                silentOwnersAfterHeal += ofEu1;
+            }
+        }
+        qInfo("eu-0 after its restart: %zu sends while eu-1 was silent (%zu of eu-1's shards), %zu of eu-1's "
+              "shards after the heal",
+              whileSilent, silentOwnersWhileSilent, silentOwnersAfterHeal);
+        QVERIFY2(whileSilent > 0, "the restarted edge never gave up waiting for the silent owner");
+        QCOMPARE(silentOwnersWhileSilent, std::size_t(0));
+        QVERIFY2(silentOwnersAfterHeal > 0, "the restarted edge never took the silent owner's shards back");
+        NodeContext::Faults broken;
+        broken.breakPushesOnlyHeldShards = true;
+        const auto r = run("edge restarted, pushes shards it holds nothing of", commands, broken, {}, nullptr, nullptr,
+                           {}, kSeconds);
+        QVERIFY2(countOf(r.violations, "trains_after_catch_up") > 0, "gradients on starting values went unnoticed");
         for (const auto &v : r.violations)
             QCOMPARE(v.node, 1); // eu-0, the edge that restarted
     }

@@ -142,12 +142,16 @@ struct NodeContext {
         // or after 1 s, like any other, though its replica holds no
         // owner's values of some shards (it trains on them as they are).
         bool breakCatchUpWaitsForLostShards = false;
+        // Edges: a restarted edge that gave up waiting for an owner pushes
+        // gradients of that owner's shards too, computed on whatever its
+        // replica holds of them (starting values, the center's copy).
+        bool breakPushesOnlyHeldShards = false;
 
         bool breaksAGuard() const {
             return breakEpochGate || breakDuplicateGuard || breakVersionGuard || breakCatchUp || breakMoveFence ||
                    breakReadOnlyServing || breakRestoreVersionJump || breakLeaseClock || breakMergeOnce ||
                    breakEpochCounter || breakDropKeptWindows || breakCatchUpAnswer ||
-                   breakCatchUpWaitsForLostShards;
+                   breakCatchUpWaitsForLostShards || breakPushesOnlyHeldShards;
         }
     } faults;
 

@@ -389,9 +389,17 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     if (m_lease.canTrain(leaseClock(now)) && m_stepEpoch == m_lease.lease().epoch) {
         const auto grads = m_replica->model().gradients();
         auto &flat = m_replica->model();
-        for (int s = 0; s < flat.shardCount(); ++s)
+        for (int s = 0; s < flat.shardCount(); ++s) {
+            // A shard it holds no owner's values of (restarted, and that
+            // owner stayed silent past kLostValuesWaitSeconds) is trained
+            // on but not pushed: its gradient would be computed on the
+            // starting values or the center's copy, versions behind. The
+            // owner's next delta, missed, brings the whole shard back.
+            if (!m_holdsValues[std::size_t(s)] && !m_ctx.faults.breakPushesOnlyHeldShards)
+                continue;
             m_cache.pushGradient(s, grads.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
                                  m_cache.cachedVersion(s));
+        }
         ++m_stepsPushed;
         ++m_windowSteps;
         out.report(StepReport{std::uint64_t(m_replica->batchSize())});
