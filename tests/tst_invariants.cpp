@@ -272,10 +272,10 @@ private Q_SLOTS:
     // before then, its own included (it defers answers while it recovers,
     // with no gradients coming, for 2 s). Broken
     // (Faults::breakCatchUpWaitsForLostShards), the edge gives up at its
-    // first timeout and trains on starting values, but sends only the
-    // shards its own owner's early answer gave it; with the push guard
-    // broken too, the audit, which holds a restarted edge to its owners'
-    // versions at the restart, names eu-0.
+    // first timeout and trains on starting values, but pushes nothing
+    // until an answer gives it shards (the push guard, next test); with
+    // that guard broken too, the audit, which holds a restarted edge to
+    // its owners' versions at the restart, names eu-0.
     void aRestartedEdgeWaitsForTheValuesItLostAndNotWaitingIsCaught() {
         std::vector<SimCommand> commands;
         SimCommand kill{SimCommand::Kind::KillNode, 1.0};
@@ -296,8 +296,8 @@ private Q_SLOTS:
         const auto kept = run("edge restarted, waits for values", commands, {});
         QVERIFY2(kept.violations.empty(), qPrintable(listed(kept.violations)));
         // When eu-0 (edge 0) trains again after its restart.
-        const auto trainsAgainAt = [](const Run &run) {
-            for (const auto &l : run.leases)
+        const auto trainsAgainAt = [](const Run &result) {
+            for (const auto &l : result.leases)
                 if (l.edge == 0 && l.time > 1.5 && l.mode == "training")
                     return l.time;
             return -1.0;

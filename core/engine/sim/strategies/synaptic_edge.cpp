@@ -18,8 +18,9 @@ std::vector<std::int64_t> shardSizes(const ShardPlan &plan) {
 constexpr double kCatchUpSeconds = 1.0;
 // How long a restarted edge keeps asking for shards it holds no values of:
 // past an owner's own recovery (kRecoverySeconds in synaptic_owner.cpp, 2 s)
-// and one more ask. An owner silent that long is down: its shards are
-// trained on as they are rather than the edge idling until it is back.
+// and one more ask. An owner silent that long is down: the edge trains
+// rather than idling until it is back, but pushes none of its shards
+// (finishStep) and asks for them once a second until it holds them.
 constexpr double kLostValuesWaitSeconds = 3.0;
 // An owner whose answers take this many times the region's median (and at
 // least kSlowOwnerMarginSeconds more) is slow: not waited for.
@@ -393,10 +394,14 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
             // A shard it holds no owner's values of (restarted, and that
             // owner stayed silent past kLostValuesWaitSeconds) is trained
             // on but not pushed: its gradient would be computed on the
-            // starting values or the center's copy, versions behind. The
-            // owner's next delta, missed, brings the whole shard back.
-            if (!m_holdsValues[std::size_t(s)] && !m_ctx.faults.breakPushesOnlyHeldShards)
+            // starting values or the center's copy, versions behind. Its
+            // owner is asked for the whole shard (at most once a second),
+            // which it may not merge again for a long while if no other
+            // edge pushes to it.
+            if (!m_holdsValues[std::size_t(s)] && !m_ctx.faults.breakPushesOnlyHeldShards) {
+                askForWholeValues(now, ownerNode(s), out);
                 continue;
+            }
             m_cache.pushGradient(s, grads.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
                                  m_cache.cachedVersion(s));
         }
@@ -606,14 +611,19 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
     }
     if (wholeArrived)
         m_catchUpAsked.erase(m.from); // the owner answered: ask again after the next miss
-    // Ask once per kCatchUpSeconds: the request or its answer may be lost
-    // (both are best effort), and an edge that never asked again would
-    // keep skipping this owner's deltas for good.
-    const auto asked = m_catchUpAsked.find(m.from);
-    if (missedDelta && (asked == m_catchUpAsked.end() || now - asked->second >= kCatchUpSeconds)) {
-        m_catchUpAsked[m.from] = now;
-        out.send(catchUpRequest(m.from, 0)); // unstamped: not a lease catch-up
-    }
+    if (missedDelta)
+        askForWholeValues(now, m.from, out);
+}
+
+void SynapticEdge::askForWholeValues(double now, int node, Outbox &out) {
+    // Once per kCatchUpSeconds: the request or its answer may be lost (both
+    // are best effort), and an edge that never asked again would keep
+    // skipping this owner's deltas, or its shards, for good.
+    const auto asked = m_catchUpAsked.find(node);
+    if (asked != m_catchUpAsked.end() && now - asked->second < kCatchUpSeconds)
+        return;
+    m_catchUpAsked[node] = now;
+    out.send(catchUpRequest(node, 0)); // unstamped: not a lease catch-up
 }
 
 void SynapticEdge::onLeave(double now, const std::vector<bool> &edgeUp, Outbox &out) {

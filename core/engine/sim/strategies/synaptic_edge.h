@@ -76,6 +76,8 @@ private:
     // where they would be dropped.
     bool keepsWindowsAheadByFault() const;
     void applyValues(double now, const Message &m, Outbox &out);
+    // Asks owner node `node` for whole values of its shards, at most once per kCatchUpSeconds.
+    void askForWholeValues(double now, int node, Outbox &out);
     void onLease(double now, const Message &grant, Outbox &out);
     void setMode(double now, EdgeLeaseState::Mode before, Outbox &out);
     void sendHeartbeat(double now, bool join, Outbox &out);
@@ -133,6 +135,7 @@ private:
     // starting values every owner starts from too (a first start). A
     // restart loses them: the replica's values are older than the owners'
     // (cached version 0), and a catch-up asks until it holds every shard.
+    // A shard not held is never pushed (finishStep).
     std::vector<bool> m_holdsValues;
     double m_catchUpGiveUpAt = 0; // when a catch-up stops asking for shards it holds no values of
     // When (by this edge's lease clock) it asked for this epoch's catch-up:
@@ -142,7 +145,7 @@ private:
     std::uint64_t m_catchUpAsks = 0;        // keys the catch-up timeout to its ask
     std::set<int> m_awaitingOwners;         // owners that have not answered the last window yet
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
-    std::map<int, double> m_catchUpAsked;   // owners asked for whole values after a missed delta, and when
+    std::map<int, double> m_catchUpAsked;   // owners asked for whole values (a missed delta, a shard not held), and when
     std::map<int, ErrorFeedback> m_gradientFeedback; // per shard: what lossy gradient codecs left out
     // How long each owner (node) takes to answer a window, smoothed, and
     // when the recent windows closed: an owner far slower than the rest of
