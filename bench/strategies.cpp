@@ -31,6 +31,7 @@
 #include "strategies_bench/stored_runs.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/tasks/task_registry.h"
@@ -187,8 +188,6 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-json nullable(const std::optional<double> &v) { return v ? json(*v) : json(nullptr); }
-
 // The seed means per cell, the goals on them and the report: the same for
 // fresh runs and for runs read back with --from.
 int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJson, const std::vector<double> &plain,
@@ -237,8 +236,8 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
         cellsJson.push_back({{"strategy", c.strategy}, {"codec", c.codec}, {"runs", c.runs}, {"seeds", seedsOfCell},
                              {"accuracy_mean", c.accuracyMean}, {"accuracy_min", c.accuracyMin},
                              {"accuracy_max", c.accuracyMax}, {"accuracy_std", c.accuracyStd},
-                             {"time_to_target_s_mean", nullable(c.timeToTargetMean)},
-                             {"wan_bytes_to_target_mean", nullable(c.wanToTargetMean)},
+                             {"time_to_target_s_mean", engine::nullable(c.timeToTargetMean)},
+                             {"wan_bytes_to_target_mean", engine::nullable(c.wanToTargetMean)},
                              {"bytes_to_center_mean", c.centerMean}, {"wan_bytes_mean", c.wanMean},
                              {"total_bytes_mean", c.totalMean}});
     }

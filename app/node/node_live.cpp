@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <cstdio>
 #include <map>
 #include <thread>

@@ -19,12 +19,12 @@ namespace synaptic::engine {
 
 namespace {
 
-constexpr char kMagic[8] = {'S', 'Y', 'N', 'M', 'O', 'D', 'E', 'L'};
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr char kModelFileMagic[8] = {'S', 'Y', 'N', 'M', 'O', 'D', 'E', 'L'};
+constexpr std::uint32_t kModelFileVersion = 1;
 
 using nlohmann::json;
 
-std::uint32_t crcOf(const std::string &bytes) {
+std::uint32_t modelFileCrc(const std::string &bytes) {
     uLong crc = crc32(0L, Z_NULL, 0);
     // zlib takes uInt lengths; feed in pieces so a file over 4 GiB is not truncated.
     for (std::size_t off = 0; off < bytes.size(); off += 1u << 30) {
@@ -103,13 +103,13 @@ void saveModel(const std::string &path, torch::nn::Module &model, const ModelFil
     const std::string headerText = header.dump();
     const std::string weights = payload.str();
 
-    std::string bytes(kMagic, sizeof kMagic);
-    putU32(bytes, kFormatVersion);
+    std::string bytes(kModelFileMagic, sizeof kModelFileMagic);
+    putU32(bytes, kModelFileVersion);
     putU32(bytes, std::uint32_t(headerText.size()));
     putU64(bytes, weights.size());
     bytes += headerText;
     bytes += weights;
-    putU32(bytes, crcOf(bytes));
+    putU32(bytes, modelFileCrc(bytes));
 
     namespace fs = std::filesystem;
     const fs::path target(path);
@@ -133,22 +133,22 @@ ModelFileInfo loadModel(const std::string &path, torch::nn::Module &model) {
     if (!in)
         bad(path, "cannot open (does it exist?)");
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    constexpr std::size_t kFixed = sizeof kMagic + 4 + 4 + 8;
-    if (bytes.size() < sizeof kMagic || bytes.compare(0, sizeof kMagic, kMagic, sizeof kMagic) != 0)
+    constexpr std::size_t kFixed = sizeof kModelFileMagic + 4 + 4 + 8;
+    if (bytes.size() < sizeof kModelFileMagic || bytes.compare(0, sizeof kModelFileMagic, kModelFileMagic, sizeof kModelFileMagic) != 0)
         bad(path, "not a Synaptic model file (no SYNMODEL magic at offset 0)");
     if (bytes.size() < kFixed + 4)
         bad(path, "truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the header");
     const auto version = std::uint32_t(getLE(bytes, 8, 4));
-    if (version > kFormatVersion)
+    if (version > kModelFileVersion)
         bad(path, "model format version " + std::to_string(version) + " is newer than this build reads (" +
-                      std::to_string(kFormatVersion) + "); use a newer Synaptic");
+                      std::to_string(kModelFileVersion) + "); use a newer Synaptic");
     const auto headerSize = getLE(bytes, 12, 4);
     const auto weightsSize = getLE(bytes, 16, 8);
     if (headerSize > bytes.size() || weightsSize > bytes.size() || kFixed + headerSize + weightsSize + 4 != bytes.size())
         bad(path, "truncated or padded: the header announces " + std::to_string(kFixed + headerSize + weightsSize + 4) +
                       " bytes, the file has " + std::to_string(bytes.size()));
     const std::size_t crcAt = bytes.size() - 4;
-    if (crcOf(bytes.substr(0, crcAt)) != std::uint32_t(getLE(bytes, crcAt, 4)))
+    if (modelFileCrc(bytes.substr(0, crcAt)) != std::uint32_t(getLE(bytes, crcAt, 4)))
         bad(path, "checksum mismatch (the file is damaged)");
 
     // Everything is read and checked before the model is touched: any

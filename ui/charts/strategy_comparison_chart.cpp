@@ -30,7 +30,7 @@ constexpr double kBytesPerMegabyte = 1e6;
 
 // Distinct on white and for the common colour-vision deficiencies: the
 // Okabe-Ito eight, then two of Paul Tol's for a ninth and tenth series.
-const QColor kPalette[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
+const QColor kStrategyPalette[] = {QColor(0x00, 0x72, 0xb2), QColor(0xd5, 0x5e, 0x00), QColor(0x00, 0x9e, 0x73),
                            QColor(0xcc, 0x79, 0xa7), QColor(0xe6, 0x9f, 0x00), QColor(0x56, 0xb4, 0xe9),
                            QColor(0x00, 0x00, 0x00), QColor(0xf0, 0xe4, 0x42), QColor(0x88, 0x22, 0x55),
                            QColor(0x99, 0x99, 0x33)};
@@ -126,7 +126,7 @@ QChart *accuracyChart(const QVector<StrategyCurve> &curves, const Range &time, d
                 low = std::min(low, p.accuracy);
             }
         }
-        addCurve(chart, curves[i].name, kPalette[i % std::size(kPalette)], points, x, y);
+        addCurve(chart, curves[i].name, kStrategyPalette[i % std::size(kStrategyPalette)], points, x, y);
     }
     low = std::clamp(std::floor(low * 10 - 1e-9) / 10, 0.0, 0.9);
     y->setRange(low, 1.0);
@@ -170,7 +170,7 @@ QChart *wanChart(const QVector<StrategyCurve> &curves, double target) {
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (qsizetype i = 0; i < curves.size(); ++i)
-        addCurve(chart, curves[i].name, kPalette[i % std::size(kPalette)], series[i], x, y);
+        addCurve(chart, curves[i].name, kStrategyPalette[i % std::size(kStrategyPalette)], series[i], x, y);
     low = std::clamp(std::floor(low * 10 - 1e-9) / 10, 0.0, 0.9);
     y->setRange(low, 1.0);
     y->setTickCount(int(std::lround((1.0 - low) / (1.0 - low <= 0.5 ? 0.05 : 0.1))) + 1);

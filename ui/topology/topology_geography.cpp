@@ -2,7 +2,7 @@
 
 #include "topology_tooltips.h"
 #include "topology_view.h"
-#include "topology_tr.h"
+#include "topology_text.h"
 
 #include "core/engine/sim/link_geography.h"
 

@@ -2,6 +2,7 @@
 
 #include "topology_layout.h"
 #include "topology_style.h"
+#include "topology_text.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
@@ -23,7 +24,7 @@ constexpr qreal kRingGap = 4;
 constexpr qreal kRingWidth = 2.5;
 constexpr qreal kBoxRadius = 8;
 
-QString badgeText() { return QCoreApplication::translate("synaptic::ui::TopologyView", "partitioned"); }
+QString badgeText() { return topology_text::tr("partitioned"); }
 
 } // namespace
 

@@ -2,7 +2,7 @@
 
 #include "topology_items.h"
 #include "topology_style.h"
-#include "topology_tr.h"
+#include "topology_text.h"
 
 #include <QCoreApplication>
 #include <QFontMetrics>

@@ -1,6 +1,6 @@
 #include "topology_style.h"
 
-#include "topology_tr.h"
+#include "topology_text.h"
 
 #include <QCoreApplication>
 #include <QLocale>

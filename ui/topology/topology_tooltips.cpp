@@ -1,7 +1,7 @@
 #include "topology_tooltips.h"
 
 #include "topology_style.h"
-#include "topology_tr.h"
+#include "topology_text.h"
 
 #include <QCoreApplication>
 #include <QStringList>

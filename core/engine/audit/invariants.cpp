@@ -20,7 +20,7 @@ bool undoesAMerge(const std::string &reason) {
     return reason == "merge_not_persisted" || reason == "restored_old_state";
 }
 
-std::string num(double t) {
+std::string secondsText(double t) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f", t);
     return buf;
@@ -66,7 +66,7 @@ void checkSplitBrain(const std::vector<AuditEvent> &history, std::vector<Violati
                            "version " + std::to_string(e.version) + (e.region < 0 ? " at the center" : " in region " +
                                                                          std::to_string(e.region)) +
                                " holds different values here and at node " + std::to_string(it->second.node) +
-                               " (at " + num(it->second.time) + " s)"});
+                               " (at " + secondsText(it->second.time) + " s)"});
     }
 }
 
@@ -108,7 +108,7 @@ void checkAccounting(const std::vector<AuditEvent> &history, HistoryScope scope,
     for (const auto &[c, send] : sentBy)
         if (!applied.count(c) && !lost.count(c))
             out.push_back({"every_contribution_accounted", c.first, send->node, send->time,
-                           named(c) + " sent at " + num(send->time) + " s was neither applied nor reported lost"});
+                           named(c) + " sent at " + secondsText(send->time) + " s was neither applied nor reported lost"});
 }
 
 void checkCatchUp(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
@@ -129,13 +129,13 @@ void checkCatchUp(const std::vector<AuditEvent> &history, std::vector<Violation>
             // may arrive after it, and the owners' versions then are a
             // lower bound of what any later grant would hold it to.
             snapshot[e.node] = ownerVersion;
-            heldSince[e.node] = "it restarted at " + num(e.time) + " s";
+            heldSince[e.node] = "it restarted at " + secondsText(e.time) + " s";
         } else if (e.kind == K::Grant) {
             auto [it, fresh] = epochOf.try_emplace(e.node, e.epoch);
             if (fresh || it->second != e.epoch) {
                 it->second = e.epoch;
                 snapshot[e.node] = ownerVersion; // what catching up must reach
-                heldSince[e.node] = "lease epoch " + std::to_string(e.epoch) + " was granted at " + num(e.time) + " s";
+                heldSince[e.node] = "lease epoch " + std::to_string(e.epoch) + " was granted at " + secondsText(e.time) + " s";
             }
         } else if (e.kind == K::Send && e.region >= 0) {
             const auto snap = snapshot.find(e.node);
@@ -167,7 +167,7 @@ void checkEpochs(const std::vector<AuditEvent> &history, std::vector<Violation> 
         if (!fresh && it->second.first != e.node)
             out.push_back({"lease_epochs_unique", -1, e.node, e.time,
                            "lease epoch " + std::to_string(e.epoch) + " granted here was granted to node " +
-                               std::to_string(it->second.first) + " at " + num(it->second.second) + " s"});
+                               std::to_string(it->second.first) + " at " + secondsText(it->second.second) + " s"});
         auto &mine = newest[e.node];
         if (e.epoch < mine)
             out.push_back({"lease_epochs_unique", -1, e.node, e.time,
@@ -199,7 +199,7 @@ void checkCenterMerges(const std::vector<AuditEvent> &history, std::vector<Viola
             out.push_back({"center_merges_once", e.shard, e.node, e.time,
                            "region " + std::to_string(e.region) + "'s delta " + std::to_string(e.ids.front()) +
                                " (based on version " + std::to_string(e.version) + ") was merged a second time, first at " +
-                               num(it->second) + " s"});
+                               secondsText(it->second) + " s"});
     }
 }
 
@@ -232,7 +232,7 @@ void checkServing(const std::vector<AuditEvent> &history, std::vector<Violation>
         const bool lapsedNow = lease == leaseUntil.end() || lease->second < e.time;
         const bool lapsedBetween = lapsedAt.count(e.node) && lapsedAt[e.node] >= since;
         out.push_back({"every_request_answered", -1, e.node, e.time,
-                       std::to_string(missing) + " inference request(s) since " + num(since) +
+                       std::to_string(missing) + " inference request(s) since " + secondsText(since) +
                            " s were neither answered nor lost with the edge" +
                            (lapsedNow || lapsedBetween ? " (its lease lapsed meanwhile: read-only)" : "")});
     }
@@ -284,7 +284,7 @@ std::string describeViolation(const Violation &v) {
     std::string where = v.node == 0 ? "center" : v.node > 0 ? "node " + std::to_string(v.node) : "cluster";
     if (v.shard >= 0)
         where += ", shard " + std::to_string(v.shard);
-    return v.invariant + " violated at " + num(v.time) + " s (" + where + "): " + v.detail;
+    return v.invariant + " violated at " + secondsText(v.time) + " s (" + where + "): " + v.detail;
 }
 
 } // namespace synaptic::engine

@@ -10,7 +10,7 @@ namespace synaptic::engine {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'Y', 'N', 'S', 'T', 'A', 'T', 'E'};
-constexpr std::uint64_t kFormatVersion = 2; // 2: owners keep the delta in flight, the center writes state
+constexpr std::uint64_t kStateFormatVersion = 2; // 2: owners keep the delta in flight, the center writes state
 
 std::uint32_t crcOf(const char *data, std::size_t size) {
     uLong crc = crc32(0L, Z_NULL, 0);
@@ -32,7 +32,7 @@ std::uint64_t readLE(const std::string &in, std::size_t at, int bytes) {
 
 StateWriter::StateWriter() {
     m_bytes.assign(kMagic, sizeof kMagic);
-    u64(kFormatVersion);
+    u64(kStateFormatVersion);
 }
 
 void StateWriter::u64(std::uint64_t v) {
@@ -82,8 +82,8 @@ StateReader::StateReader(std::string bytes, std::string source) : m_bytes(std::m
     }
     m_at = sizeof kMagic;
     const auto version = u64();
-    if (version != kFormatVersion)
-        fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kFormatVersion));
+    if (version != kStateFormatVersion)
+        fail("format version " + std::to_string(version) + ", this build reads " + std::to_string(kStateFormatVersion));
 }
 
 void StateReader::fail(const std::string &what) const {

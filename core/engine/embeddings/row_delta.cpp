@@ -12,7 +12,7 @@
 namespace synaptic::engine {
 
 namespace {
-at::Tensor indexTensor(const std::vector<std::int64_t> &rows, std::int64_t offset, const at::Device &device) {
+at::Tensor localIndexTensor(const std::vector<std::int64_t> &rows, std::int64_t offset, const at::Device &device) {
     std::vector<std::int64_t> local(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i)
         local[i] = rows[i] - offset;
@@ -88,7 +88,7 @@ RowDelta VersionedRows::applyGradients(const std::vector<std::int64_t> &rows, co
     for (auto r : rows)
         local(r); // every row is checked before any changes: no half-applied update
     change.values = grads * (-lr);
-    const auto index = indexTensor(rows, m_begin, m_values.device());
+    const auto index = localIndexTensor(rows, m_begin, m_values.device());
     m_values.index_add_(0, index, change.values.to(m_values.device()));
     for (auto r : rows) {
         const auto i = local(r);
@@ -105,7 +105,7 @@ RowDelta VersionedRows::addChange(const RowDelta &change) {
     applied.values = change.values;
     for (auto r : change.rows)
         local(r);
-    m_values.index_add_(0, indexTensor(change.rows, m_begin, m_values.device()), change.values.to(m_values.device()));
+    m_values.index_add_(0, localIndexTensor(change.rows, m_begin, m_values.device()), change.values.to(m_values.device()));
     for (auto r : change.rows) {
         const auto i = local(r);
         applied.versions.push_back(++m_versions[i]);
@@ -119,7 +119,7 @@ RowDelta VersionedRows::snapshot(const std::vector<std::int64_t> &rows, int shar
     out.rows = rows;
     for (auto r : rows)
         out.versions.push_back(m_versions[local(r)]);
-    out.values = m_values.index_select(0, indexTensor(rows, m_begin, m_values.device())).clone();
+    out.values = m_values.index_select(0, localIndexTensor(rows, m_begin, m_values.device())).clone();
     return out;
 }
 

@@ -54,7 +54,6 @@ void checkRequest(const ServeRequest &r, const ClusterConfig &config) {
     }
 }
 
-
 } // namespace
 
 void checkServeRequest(const ServeRequest &request) {

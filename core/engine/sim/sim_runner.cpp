@@ -33,8 +33,6 @@ std::string readText(const std::string &path) {
     return s.str();
 }
 
-json nullable(const std::optional<double> &v) { return v ? json(*v) : json(nullptr); }
-
 } // namespace
 
 void checkSimRequest(const SimRunRequest &request) {

@@ -13,7 +13,7 @@ namespace synaptic::engine {
 
 namespace {
 
-const char *kindName(LayerLayout::Kind kind) {
+const char *layerKindName(LayerLayout::Kind kind) {
     switch (kind) {
     case LayerLayout::Kind::Conv: return "conv";
     case LayerLayout::Kind::Linear: return "linear";
@@ -23,7 +23,7 @@ const char *kindName(LayerLayout::Kind kind) {
 }
 
 std::string describe(const LayerLayout &l) {
-    return std::string("'") + l.name + "' (" + kindName(l.kind) + ", " + std::to_string(l.rows) + " rows x " +
+    return std::string("'") + l.name + "' (" + layerKindName(l.kind) + ", " + std::to_string(l.rows) + " rows x " +
            std::to_string(l.paramsPerRow) + ")";
 }
 
