@@ -387,6 +387,7 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     setMode(now, before, out);
     // A gradient computed under an earlier epoch (the lease lapsed and came
     // back during the step, values changed under it) is never pushed.
+    std::set<int> askForShards; // owners of shards not pushed: not held
     if (m_lease.canTrain(leaseClock(now)) && m_stepEpoch == m_lease.lease().epoch) {
         const auto grads = m_replica->model().gradients();
         auto &flat = m_replica->model();
@@ -395,11 +396,10 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
             // owner stayed silent past kLostValuesWaitSeconds) is trained
             // on but not pushed: its gradient would be computed on the
             // starting values or the center's copy, versions behind. Its
-            // owner is asked for the whole shard (at most once a second),
-            // which it may not merge again for a long while if no other
-            // edge pushes to it.
+            // owner is asked for the whole shard (below), which it may not
+            // merge again for a long while if no other edge pushes to it.
             if (!m_holdsValues[std::size_t(s)] && !m_ctx.faults.breakPushesOnlyHeldShards) {
-                askForWholeValues(now, ownerNode(s), out);
+                askForShards.insert(ownerNode(s));
                 continue;
             }
             m_cache.pushGradient(s, grads.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
@@ -416,6 +416,9 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
         m_unresponsiveOwners.erase(v.from);
     }
     m_pendingValues.clear();
+    for (int node : askForShards)
+        if (!holdsValuesOf(node)) // values that came during the step may have brought them
+            askForWholeValues(now, node, out);
     if (m_lease.canTrain(leaseClock(now))) {
         if (!m_awaitingOwners.empty()) {
             if (windowOver(now)) {
@@ -609,8 +612,11 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
             out.report(RouteReport{RouteReport::Kind::CachedVersion, item.shard, -1, m_edge, item.version, 0});
         }
     }
-    if (wholeArrived)
-        m_catchUpAsked.erase(m.from); // the owner answered: ask again after the next miss
+    // The owner answered: ask again after the next miss. Not while shards
+    // its map gives this owner are still missing (a stale map after a
+    // move): the limit on asks for them would go with it.
+    if (wholeArrived && holdsValuesOf(m.from))
+        m_catchUpAsked.erase(m.from);
     if (missedDelta)
         askForWholeValues(now, m.from, out);
 }

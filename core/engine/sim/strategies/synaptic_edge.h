@@ -66,7 +66,7 @@ private:
     // the owner sent earlier that arrive after the request went out).
     bool answersCatchUp(const Message &values) const;
     // A request for an owner node's whole values: stamped with a lease
-    // catch-up's ask, or 0 after a missed delta.
+    // catch-up's ask, or 0 after a missed delta or for a shard not held.
     Message catchUpRequest(int node, double stamp) const;
     // The open window has steps and has reached its end (steps or ms).
     bool windowOver(double now) const;
