@@ -1,5 +1,6 @@
 #include "plain_loop.h"
 
+#include "core/engine/learning_rate.h"
 #include "core/engine/model.h"
 #include "core/engine/trainer.h"
 
@@ -25,9 +26,7 @@ double plainLoopSamplesPerSecond(const engine::TensorSet &train, int batch, doub
     const auto start = Clock::now();
     const auto order = torch::randperm(n, torch::kInt64);
     for (std::int64_t s = 0; s < n; s += batch, ++step) {
-        const double stepLr = engine::cosineLearningRate(lr, step, total);
-        for (auto &g : optimizer.param_groups())
-            static_cast<torch::optim::AdamOptions &>(g.options()).lr(stepLr);
+        engine::setAdamLearningRate(optimizer, engine::cosineLearningRate(lr, step, total));
         const auto idx = order.slice(0, s, std::min(n, s + batch));
         const auto x = train.inputs.index_select(0, idx);
         const auto y = train.labels.index_select(0, idx);

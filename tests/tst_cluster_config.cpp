@@ -3,6 +3,7 @@
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/cluster_config_json.h"
 #include "core/engine/sim/config_search.h"
+#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/sim/sim_world.h"
 
@@ -174,6 +175,32 @@ private Q_SLOTS:
                                                    "ahead.json");
         QCOMPARE(c.knobs.trainAheadWindows, 8);
         QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
+    }
+
+    // The learning-rate schedule: read, written back, and where it lands.
+    void learningRateSchedule() {
+        const ClusterConfig c = parseClusterConfig(R"({"model": {"lr": 0.01, "lr_decay_from": 0.5, "lr_final": 0.1},
+                                                       "regions": [{"name": "a", "edges": [{}]}]})",
+                                                   "schedule.json");
+        QCOMPARE(c.lrDecayFrom, 0.5);
+        QCOMPARE(c.lrFinal, 0.1);
+        const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
+        QCOMPARE(back.lrDecayFrom, 0.5);
+        QCOMPARE(back.lrFinal, 0.1);
+        // Whole rate up to half the budget, half-way down the cosine at
+        // three quarters, lr_final at the end and past it.
+        QCOMPARE(scheduledLearningRate(c, 0, 100), 0.01);
+        QCOMPARE(scheduledLearningRate(c, 50, 100), 0.01);
+        QVERIFY(std::abs(scheduledLearningRate(c, 75, 100) - 0.01 * 0.55) < 1e-12);
+        QVERIFY(std::abs(scheduledLearningRate(c, 100, 100) - 0.001) < 1e-12);
+        QVERIFY(std::abs(scheduledLearningRate(c, 130, 100) - 0.001) < 1e-12);
+        QVERIFY(scheduledLearningRate(c, 60, 100) < 0.01);
+        QVERIFY(scheduledLearningRate(c, 60, 100) > scheduledLearningRate(c, 70, 100));
+        // No budget: the end is unknown and the rate stays; a config
+        // without the keys never decays.
+        QCOMPARE(scheduledLearningRate(c, 1e6, 0), 0.01);
+        const ClusterConfig plain = parseClusterConfig(kMinimal, "mini.json");
+        QCOMPARE(scheduledLearningRate(plain, 100, 100), plain.learningRate);
     }
 
     void geography() {
@@ -350,6 +377,10 @@ private Q_SLOTS:
         QTest::newRow("zero probe interval") << R"({"serving": {"probe_ms": 0}, "regions": []})"
                                              << "serving.probe_ms: must be > 0";
         QTest::newRow("model not object") << R"({"model": 3, "regions": []})" << "model: must be an object";
+        QTest::newRow("decay past the budget") << R"({"model": {"lr_decay_from": 1.5}, "regions": []})"
+                                               << "model.lr_decay_from: must be >= 0 and <= 1";
+        QTest::newRow("negative final rate") << R"({"model": {"lr_final": -0.1}, "regions": []})"
+                                             << "model.lr_final: must be >= 0 and <= 1";
     }
     void errors() {
         QFETCH(QString, json);

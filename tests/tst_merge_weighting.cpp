@@ -68,6 +68,30 @@ class TestMergeWeighting : public QObject {
         return (owner.values(shard) - before).abs().mean().item<double>();
     }
 
+    // Like firstStepSize(3), with decay from half of a `budget`-step budget
+    // to a fifth of the rate, the owner's edge having trained `hostSteps`.
+    double firstScheduledStep(int hostSteps, std::uint64_t budget = 4) {
+        auto config = m_config;
+        config.lrDecayFrom = 0.5;
+        config.lrFinal = 0.2;
+        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        world->stepsPerEdge = budget;
+        const NodeContext &ctx = world->context(SimWorld::nodeOfEdge(0));
+        const auto host = ctx.newReplica();
+        for (int i = 0; i < hostSteps; ++i)
+            host->trainStep();
+        SynapticOwner owner(ctx, host.get());
+        const int shard = owner.ownedShards().front();
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        const at::Tensor before = owner.values(shard).clone();
+        Outbox out;
+        for (int edge = 0; edge < 3; ++edge)
+            owner.onGradients(1.0, gradientFrom(edge, shard, 0, size), true, 0.1, out);
+        if (owner.version(shard) != 1)
+            return -1;
+        return (owner.values(shard) - before).abs().mean().item<double>();
+    }
+
 private Q_SLOTS:
     void initTestCase() {
         setTestThreads();
@@ -87,6 +111,20 @@ private Q_SLOTS:
         QVERIFY2(std::abs(whole - lr) < 0.05 * lr, qPrintable(QString::number(whole)));
         QVERIFY2(std::abs(one - lr / 3) < 0.05 * lr / 3, qPrintable(QString::number(one)));
         QVERIFY2(std::abs(two - 2 * lr / 3) < 0.05 * 2 * lr / 3, qPrintable(QString::number(two)));
+    }
+
+    // The learning-rate schedule at the owner: a merge is placed on it by
+    // the owner's own edge's steps, so the whole region's merge steps at the
+    // full rate before lr_decay_from and at lr_final of it at the budget's
+    // end (issue 14: every strategy anneals alike).
+    void aMergeAtTheBudgetsEndStepsAtTheScheduledRate() {
+        const double lr = m_config.learningRate;
+        const double early = firstScheduledStep(0);
+        const double late = firstScheduledStep(4);
+        QVERIFY2(std::abs(early - lr) < 0.05 * lr, qPrintable(QString::number(early)));
+        QVERIFY2(std::abs(late - 0.2 * lr) < 0.05 * 0.2 * lr, qPrintable(QString::number(late)));
+        // No budget: "the end" is unknown, the rate stays.
+        QVERIFY2(std::abs(firstScheduledStep(4, 0) - lr) < 0.05 * lr, "no budget, no decay");
     }
 
     void heldWindowsScaleTheStep() {

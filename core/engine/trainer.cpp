@@ -3,6 +3,7 @@
 #include "core/data/fashion_mnist.h"
 #include "device.h"
 #include "evaluate.h"
+#include "learning_rate.h"
 #include "model.h"
 #include "model_file.h"
 #include "tensor_data.h"
@@ -34,16 +35,8 @@ int resolveThreadCount(int requested) {
 double cosineLearningRate(double base, long long step, long long totalSteps) {
     if (totalSteps <= 0)
         return base;
-    const double t = std::min(1.0, double(step) / double(totalSteps));
-    return 0.5 * base * (1.0 + std::cos(3.14159265358979323846 * t));
+    return base * halfCosine(double(step) / double(totalSteps));
 }
-
-namespace {
-void setLearningRate(torch::optim::Adam &optimizer, double lr) {
-    for (auto &group : optimizer.param_groups())
-        static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
-}
-} // namespace
 
 struct Trainer::Impl {
     TrainConfig config;
@@ -186,7 +179,7 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
             const auto labels = train.labels.index_select(0, idx);
 
             if (cosineSchedule)
-                setLearningRate(optimizer, cosineLearningRate(cfg.learningRate, progress.step, progress.totalSteps));
+                setAdamLearningRate(optimizer, cosineLearningRate(cfg.learningRate, progress.step, progress.totalSteps));
             optimizer.zero_grad();
             const ModelOutput out = model->forward(images);
             const auto mainLoss = F::cross_entropy(out.logits, labels);

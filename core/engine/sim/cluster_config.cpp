@@ -248,9 +248,11 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             v.probeMs = s.number("probe_ms", v.probeMs, 0, 3.6e6, true);
         }
         if (top.has("model")) {
-            Reader m(top.at("model"), "model", {"batch", "lr"});
+            Reader m(top.at("model"), "model", {"batch", "lr", "lr_decay_from", "lr_final"});
             c.batchSize = int(m.integer("batch", c.batchSize, 1, 65536));
             c.learningRate = m.number("lr", c.learningRate, 0, 10, true);
+            c.lrDecayFrom = m.number("lr_decay_from", c.lrDecayFrom, 0, 1);
+            c.lrFinal = m.number("lr_final", c.lrFinal, 0, 1);
         }
         if (top.has("data")) {
             Reader d(top.at("data"), "data", {"dir", "partition", "dirichlet_alpha"});

@@ -131,6 +131,10 @@ struct ClusterConfig {
     ServingKnobs serving;
     int batchSize = 64;
     double learningRate = 3e-3;
+    // The schedule over the step budget (lr_schedule.h): decay starts at
+    // this fraction of the budget (1: never) and ends at lrFinal x the rate.
+    double lrDecayFrom = 1.0;
+    double lrFinal = 1.0;
     std::string dataDir;                 // empty: $SYNAPTIC_DATA_DIR or the Debian dataset
     std::string partition = "iid";       // "iid" or "dirichlet"
     double dirichletAlpha = 0.5;

@@ -37,6 +37,8 @@ protected:
     // One step of the global model from the senders' mean tensor.
     virtual void update(at::Tensor &values, const at::Tensor &mean) = 0;
     virtual double updateFlopsPerParameter() const = 0;
+    // Steps taken before the one `update` is taking (one per round).
+    std::uint64_t roundsDone() const { return m_round; }
     const NodeContext &m_ctx;
 
 private:

@@ -1,5 +1,6 @@
 #include "edge_trainer.h"
 
+#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/node_report.h"
 
 #include <ATen/ATen.h>
@@ -44,7 +45,7 @@ void EdgeTrainer::applyMeanGradient(const at::Tensor &sum, double count) {
     const std::int64_t p = flat.size();
     auto values = flat.values();
     AdamOptions adam;
-    adam.lr = m_ctx.config->learningRate;
+    adam.lr = scheduledLearningRate(*m_ctx.config, double(steps()), m_ctx.stepsPerEdge);
     adamStep(values, mean.slice(0, 0, p), m_adam, adam);
     flat.setValues(values);
     flat.setBuffers(mean.slice(0, p));

@@ -7,6 +7,7 @@
 #include "edge_trainer.h"
 
 #include "core/engine/codec/error_feedback.h"
+#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/strategy.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -73,7 +74,8 @@ public:
 protected:
     void update(at::Tensor &values, const at::Tensor &mean) override {
         AdamOptions adam;
-        adam.lr = m_ctx.config->learningRate;
+        // Round r applies every edge's r-th step.
+        adam.lr = scheduledLearningRate(*m_ctx.config, double(roundsDone() + 1), m_ctx.stepsPerEdge);
         adamStep(values, mean, m_state, adam);
     }
     double updateFlopsPerParameter() const override { return kAdamFlopsPerParameter; }

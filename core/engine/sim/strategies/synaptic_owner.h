@@ -13,6 +13,8 @@
 
 namespace synaptic::engine {
 
+class Replica;
+
 // The owner side of a synaptic edge (DESIGN.md §1 "owner"): for each shard it
 // owns in its region it merges the region's window gradients, applies Adam
 // with per-shard state at a rate scaled by the windows the merge holds,
@@ -26,9 +28,10 @@ namespace synaptic::engine {
 // Lives inside the edge node; engine thread only.
 class SynapticOwner {
 public:
-    // `replica` is the hosting edge's own model: its batch-norm statistics
-    // ride with the center deltas (the center evaluates with them).
-    SynapticOwner(const NodeContext &ctx, const FlatModel *replica);
+    // `host` is the hosting edge's own replica: its model's batch-norm
+    // statistics ride with the center deltas (the center evaluates with
+    // them), and its step count places merges on the learning-rate schedule.
+    SynapticOwner(const NodeContext &ctx, const Replica *host);
 
     // A Gradients message for shards this edge owns (or owned: forwarded).
     // `windowSeconds`: how long the hosting edge's aggregation window lasts.
@@ -154,7 +157,7 @@ private:
     const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
 
     const NodeContext &m_ctx;
-    const FlatModel *m_replica;
+    const Replica *m_host;
     int m_edge;
     int m_region;
     std::map<int, Store> m_shards;
