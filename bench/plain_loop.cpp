@@ -2,7 +2,6 @@
 
 #include "core/engine/learning_rate.h"
 #include "core/engine/model.h"
-#include "core/engine/trainer.h"
 
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>

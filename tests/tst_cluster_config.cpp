@@ -3,7 +3,6 @@
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/cluster_config_json.h"
 #include "core/engine/sim/config_search.h"
-#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/sim/sim_world.h"
 
@@ -177,7 +176,8 @@ private Q_SLOTS:
         QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
     }
 
-    // The learning-rate schedule: read, written back, and where it lands.
+    // The learning-rate schedule: read and written back (its arithmetic:
+    // tst_lr_schedule).
     void learningRateSchedule() {
         const ClusterConfig c = parseClusterConfig(R"({"model": {"lr": 0.01, "lr_decay_from": 0.5, "lr_final": 0.1},
                                                        "regions": [{"name": "a", "edges": [{}]}]})",
@@ -187,20 +187,11 @@ private Q_SLOTS:
         const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
         QCOMPARE(back.lrDecayFrom, 0.5);
         QCOMPARE(back.lrFinal, 0.1);
-        // Whole rate up to half the budget, half-way down the cosine at
-        // three quarters, lr_final at the end and past it.
-        QCOMPARE(scheduledLearningRate(c, 0, 100), 0.01);
-        QCOMPARE(scheduledLearningRate(c, 50, 100), 0.01);
-        QVERIFY(std::abs(scheduledLearningRate(c, 75, 100) - 0.01 * 0.55) < 1e-12);
-        QVERIFY(std::abs(scheduledLearningRate(c, 100, 100) - 0.001) < 1e-12);
-        QVERIFY(std::abs(scheduledLearningRate(c, 130, 100) - 0.001) < 1e-12);
-        QVERIFY(scheduledLearningRate(c, 60, 100) < 0.01);
-        QVERIFY(scheduledLearningRate(c, 60, 100) > scheduledLearningRate(c, 70, 100));
-        // No budget: the end is unknown and the rate stays; a config
-        // without the keys never decays.
-        QCOMPARE(scheduledLearningRate(c, 1e6, 0), 0.01);
-        const ClusterConfig plain = parseClusterConfig(kMinimal, "mini.json");
-        QCOMPARE(scheduledLearningRate(plain, 100, 100), plain.learningRate);
+        // Written only when set: a config without the schedule stays
+        // readable by builds from before it.
+        const std::string plain = clusterConfigToJson(parseClusterConfig(kMinimal, "mini.json"));
+        QVERIFY(plain.find("lr_decay_from") == std::string::npos);
+        QVERIFY(plain.find("lr_final") == std::string::npos);
     }
 
     void geography() {

@@ -1,10 +1,11 @@
 // The learning-rate schedule (issue 14): every strategy's optimizer takes
 // the scheduled rate, so annealing is compared at the same sample budget.
-// A one-step budget under a schedule that ends at zero must leave every
-// strategy's served model where it started (to rounding); without the schedule
-// the same step moves it. A strategy whose optimizer ignored the schedule
-// fails here.
+// The rate's arithmetic, a restarted live node's place on it, and each
+// strategy's optimizer: a schedule that ends at zero stops every
+// strategy's last update, and its first update of a two-step budget runs
+// at half the rate (a counter one step ahead would stop it too).
 #include "core/engine/model_file.h"
+#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/sim_world.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/sim/strategy.h"
@@ -26,16 +27,17 @@ class TestLrSchedule : public QObject {
     QTemporaryDir m_dir;
 
     // The largest change of any parameter between the initial model and
-    // the one `strategy` serves after one step per edge.
-    double moved(const std::string &strategy, double decayFrom, double final) {
+    // the one `strategy` serves after `steps` steps per edge, under a
+    // schedule decaying from the budget's start to zero (or none).
+    double moved(const std::string &strategy, bool decay, std::uint64_t steps) {
         ClusterConfig c = m_tiny;
         c.strategy = strategy;
         c.knobs.dilocoLocalSteps = 1;
         c.knobs.gossipSteps = 1;
-        c.lrDecayFrom = decayFrom;
-        c.lrFinal = final;
+        c.lrDecayFrom = decay ? 0.0 : 1.0;
+        c.lrFinal = decay ? 0.0 : 1.0;
         SimOptions o;
-        o.stepsPerEdge = 1;
+        o.stepsPerEdge = steps;
         o.finalFullEvaluation = false;
         o.saveModelPath = m_dir.filePath(QString::fromStdString(strategy) + ".model").toStdString();
         Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
@@ -52,18 +54,71 @@ private Q_SLOTS:
         loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny, 2000, 100);
     }
 
-    void aScheduleEndingAtZeroStopsTheLastStep_data() {
+    // Decay from half the budget to a tenth of lr = 0.01.
+    void theRate_data() {
+        QTest::addColumn<qulonglong>("stepsDone");
+        QTest::addColumn<qulonglong>("budget");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("start") << 0ull << 100ull << 0.01;
+        QTest::newRow("decay starts") << 50ull << 100ull << 0.01;
+        QTest::newRow("half-way down the cosine") << 75ull << 100ull << 0.01 * 0.55;
+        QTest::newRow("last step") << 100ull << 100ull << 0.001;
+        QTest::newRow("past the budget") << 130ull << 100ull << 0.001;
+        QTest::newRow("no budget: the end is unknown") << 1000000ull << 0ull << 0.01;
+    }
+    void theRate() {
+        QFETCH(qulonglong, stepsDone);
+        QFETCH(qulonglong, budget);
+        QFETCH(double, expected);
+        ClusterConfig c;
+        c.learningRate = 0.01;
+        c.lrDecayFrom = 0.5;
+        c.lrFinal = 0.1;
+        const double rate = scheduledLearningRate(c, stepsDone, budget);
+        QVERIFY2(std::abs(rate - expected) < 1e-12, qPrintable(QString::number(rate)));
+    }
+
+    void itFallsAlongTheCosineAndIsOffByDefault() {
+        ClusterConfig c;
+        c.lrDecayFrom = 0.5;
+        c.lrFinal = 0.1;
+        QVERIFY(scheduledLearningRate(c, 60, 100) < c.learningRate);
+        QVERIFY(scheduledLearningRate(c, 60, 100) > scheduledLearningRate(c, 70, 100));
+        const ClusterConfig plain;
+        QCOMPARE(scheduledLearningRate(plain, 100, 100), plain.learningRate);
+    }
+
+    // A live edge restarted half-way trains what its region has left; its
+    // schedule goes on from the region's step, not from the start.
+    void aRestartedNodeGoesOnFromItsRegionsStep() {
+        ClusterConfig c;
+        c.lrDecayFrom = 0.5;
+        c.lrFinal = 0.1;
+        NodeContext fresh, restarted;
+        fresh.config = restarted.config = &c;
+        fresh.stepsPerEdge = 300;
+        restarted.stepsPerEdge = 150;
+        restarted.stepsDoneBefore = 150;
+        for (std::uint64_t s : {0, 40, 150})
+            QCOMPARE(restarted.learningRate(s), fresh.learningRate(150 + s));
+        QVERIFY(restarted.learningRate(100) < c.learningRate);
+    }
+
+    void everyStrategyFollowsTheSchedule_data() {
         QTest::addColumn<QString>("strategy");
         for (const auto &s : kStrategies)
             QTest::newRow(s.c_str()) << QString::fromStdString(s);
     }
-    void aScheduleEndingAtZeroStopsTheLastStep() {
+    void everyStrategyFollowsTheSchedule() {
         QFETCH(QString, strategy);
         const std::string s = strategy.toStdString();
-        QVERIFY2(moved(s, 1.0, 1.0) > 1e-4, "without the schedule the step moves the model");
+        QVERIFY2(moved(s, false, 1) > 1e-4, "without the schedule the step moves the model");
         // Zero but for rounding: gossip serves the mean of its edges' models.
-        const double still = moved(s, 0.0, 0.0);
+        const double still = moved(s, true, 1);
         QVERIFY2(still < 1e-6, qPrintable(QString::number(still)));
+        // Two steps: the first update runs at half the rate, the second at 0.
+        const double half = moved(s, true, 2);
+        QVERIFY2(half > 1e-4, qPrintable(QString::number(half)));
     }
 };
 

@@ -2,6 +2,7 @@
 // beat chance (0.10), progress must be reported, and pause/stop must work
 // from another thread.
 #include "core/data/data_error.h"
+#include "core/engine/learning_rate.h"
 #include "core/engine/trainer.h"
 
 #include <QTest>

@@ -13,6 +13,10 @@ namespace synaptic::engine {
 // 1 at t <= 0, falling along a half cosine to 0 at t >= 1.
 double halfCosine(double t);
 
+// The trainer's "cosine" schedule: `base` at step 0 down to 0 at
+// `totalSteps` (0 steps: no schedule, `base`).
+double cosineLearningRate(double base, long long step, long long totalSteps);
+
 // Every parameter group of `adam` steps at `lr` from its next step on.
 void setAdamLearningRate(torch::optim::Adam &adam, double lr);
 

@@ -32,12 +32,6 @@ int resolveThreadCount(int requested) {
     return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-double cosineLearningRate(double base, long long step, long long totalSteps) {
-    if (totalSteps <= 0)
-        return base;
-    return base * halfCosine(double(step) / double(totalSteps));
-}
-
 struct Trainer::Impl {
     TrainConfig config;
     std::atomic<bool> stopRequested{false};

@@ -50,9 +50,6 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// Learning rate at `step` of `totalSteps` under the cosine schedule.
-double cosineLearningRate(double base, long long step, long long totalSteps);
-
 // The number of intra-op threads that `requested` (0 = auto) resolves to.
 int resolveThreadCount(int requested);
 

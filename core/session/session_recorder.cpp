@@ -21,9 +21,10 @@
 
 namespace synaptic::session {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
+// A named namespace, not an anonymous one: SessionRecorder::Impl holds a
+// queue of these, and a member whose type has internal linkage is a
+// -Wsubobject-linkage warning once this file is compiled in a unity batch.
+namespace recorder_queue {
 
 struct RoutingSample {
     double time = 0;
@@ -63,6 +64,12 @@ struct ItemSamples {
     }
 };
 
+} // namespace recorder_queue
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 } // namespace
@@ -73,7 +80,7 @@ struct SessionRecorder::Impl {
 
     RecorderOptions options;
     ChunkWriter writer;
-    engine::CoalescingQueue<Item, ItemSamples> queue;
+    engine::CoalescingQueue<recorder_queue::Item, recorder_queue::ItemSamples> queue;
 
     // Engine thread.
     const engine::Simulation *sim = nullptr;
@@ -110,7 +117,7 @@ struct SessionRecorder::Impl {
                 wake.wait_for(lock, std::chrono::milliseconds(20));
                 last = closing;
             }
-            queue.drainInto([this](Item &&item, std::uint64_t folded) {
+            queue.drainInto([this](recorder_queue::Item &&item, std::uint64_t folded) {
                 runCoalesced += folded;
                 take(std::move(item));
             });
@@ -164,7 +171,7 @@ struct SessionRecorder::Impl {
         }
     }
 
-    void take(Item item) {
+    void take(recorder_queue::Item item) {
         if (failed())
             return;
         try {
@@ -178,7 +185,7 @@ struct SessionRecorder::Impl {
                 std::lock_guard lock(mutex);
                 ++stats.events;
                 stats.lastTime = state.time;
-            } else if (auto *s = std::get_if<RoutingSample>(&item)) {
+            } else if (auto *s = std::get_if<recorder_queue::RoutingSample>(&item)) {
                 pb::Record r;
                 *r.mutable_routing() = toProto(*s->snapshot, s->time);
                 append(r);
@@ -186,7 +193,7 @@ struct SessionRecorder::Impl {
                 state.applyRouting(s->snapshot, s->time);
                 std::lock_guard lock(mutex);
                 ++stats.routingSamples;
-            } else if (auto *b = std::get_if<RunStartItem>(&item)) {
+            } else if (auto *b = std::get_if<recorder_queue::RunStartItem>(&item)) {
                 if (!chunk.empty())
                     flush();
                 run = b->start->run();
@@ -199,7 +206,7 @@ struct SessionRecorder::Impl {
                 *r.mutable_run_start() = *b->start;
                 append(r);
                 stamp(state.time);
-            } else if (auto *x = std::get_if<RunEndItem>(&item)) {
+            } else if (auto *x = std::get_if<recorder_queue::RunEndItem>(&item)) {
                 x->end->set_coalesced(runCoalesced);
                 *index.add_ends() = *x->end;
                 pb::Record r;
@@ -289,7 +296,7 @@ void SessionRecorder::beginRun(const engine::ClusterConfig &config, const engine
         *start->add_commands() = toProto(c);
     start->set_started_utc(utcNow());
     start->set_begins_at(beginsAt);
-    d.queue.push(RunStartItem{std::move(start)});
+    d.queue.push(recorder_queue::RunStartItem{std::move(start)});
 }
 
 void SessionRecorder::record(const engine::SimEvent &event) {
@@ -301,7 +308,7 @@ void SessionRecorder::record(const engine::SimEvent &event) {
     // events, so each one is consistent with the stream around it.
     const double t = eventTime(event);
     if (t >= d.nextRoutingTime || Clock::now() >= d.nextRoutingWall) {
-        d.queue.push(RoutingSample{t, d.sim->routing()});
+        d.queue.push(recorder_queue::RoutingSample{t, d.sim->routing()});
         d.nextRoutingTime = t + d.options.routingEverySeconds;
         d.nextRoutingWall = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                std::chrono::duration<double>(d.options.routingEveryWallSeconds));
@@ -321,7 +328,7 @@ void SessionRecorder::endRun(const engine::StrategyResult &result, bool finished
     end->set_stopped(result.stoppedEarly);
     if (finished)
         end->set_report_json(engine::strategyResultJson(result));
-    d.queue.push(RunEndItem{std::move(end)});
+    d.queue.push(recorder_queue::RunEndItem{std::move(end)});
     d.sim = nullptr;
 }
 

@@ -104,11 +104,7 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
           {"center_request_ms", c.serving.centerRequestMs},
           {"center_full_request_ms", c.serving.centerFullRequestMs},
           {"probe_ms", c.serving.probeMs}}},
-        {"model",
-         {{"batch", c.batchSize},
-          {"lr", c.learningRate},
-          {"lr_decay_from", c.lrDecayFrom},
-          {"lr_final", c.lrFinal}}},
+        {"model", {{"batch", c.batchSize}, {"lr", c.learningRate}}},
         {"data", {{"dir", c.dataDir}, {"partition", c.partition}, {"dirichlet_alpha", c.dirichletAlpha}}},
         {"evaluation", {{"every_seconds", c.evalEverySeconds}, {"test_subset", c.evalTestSubset}}},
         {"center", {{"gflops", c.centerGflops}}},
@@ -130,6 +126,11 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
     // "task" key refuse unknown keys, and every recording carries its config.
     if (c.task != "fashion-mnist")
         root["task"] = c.task;
+    // The same for the learning-rate schedule, written only when it is on.
+    if (c.lrDecayFrom < 1.0)
+        root["model"]["lr_decay_from"] = c.lrDecayFrom;
+    if (c.lrFinal < 1.0)
+        root["model"]["lr_final"] = c.lrFinal;
     return root.dump(2);
 }
 

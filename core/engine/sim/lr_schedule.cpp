@@ -8,10 +8,10 @@
 
 namespace synaptic::engine {
 
-double scheduledLearningRate(const ClusterConfig &c, double stepsDone, std::uint64_t budget) {
+double scheduledLearningRate(const ClusterConfig &c, std::uint64_t stepsDone, std::uint64_t budget) {
     if (budget == 0 || c.lrDecayFrom >= 1.0 || c.lrFinal >= 1.0)
         return c.learningRate;
-    const double progress = std::clamp(stepsDone / double(budget), 0.0, 1.0);
+    const double progress = std::clamp(double(stepsDone) / double(budget), 0.0, 1.0);
     if (progress <= c.lrDecayFrom)
         return c.learningRate;
     const double t = (progress - c.lrDecayFrom) / (1.0 - c.lrDecayFrom);

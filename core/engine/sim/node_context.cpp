@@ -1,5 +1,7 @@
 #include "node_context.h"
 
+#include "lr_schedule.h"
+
 #include "core/engine/tasks/task_registry.h"
 
 #include <stdexcept>
@@ -62,6 +64,11 @@ std::unique_ptr<Replica> NodeContext::newReplica() const {
         throw std::logic_error("node " + std::to_string(node) + " has no training data");
     return std::make_unique<Replica>(model->newModel(), *train, partition, config->batchSize, model->exitWeight,
                                      config->seed * 1000003ull + std::uint64_t(edge()));
+}
+
+double NodeContext::learningRate(std::uint64_t stepsDone) const {
+    const std::uint64_t budget = stepsPerEdge == 0 ? 0 : stepsDoneBefore + stepsPerEdge;
+    return scheduledLearningRate(*config, stepsDoneBefore + stepsDone, budget);
 }
 
 } // namespace synaptic::engine

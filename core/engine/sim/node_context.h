@@ -79,6 +79,10 @@ struct NodeContext {
     const TensorSet *train = nullptr;
     std::vector<std::size_t> partition;
     std::uint64_t stepsPerEdge = 0;                 // 0 = no step budget
+    // Steps of the budget used before this start: a restarted live edge
+    // trains what its region has left (stepsPerEdge), and its learning-rate
+    // schedule goes on from where the region is, not from the start.
+    std::uint64_t stepsDoneBefore = 0;
     // How many times this node has (re)joined before (live: from the
     // center); keeps its contribution ids unique across restarts.
     std::uint32_t incarnation = 0;
@@ -157,6 +161,10 @@ struct NodeContext {
 
     int edge() const { return ClusterShape::edgeOfNode(node); }
     int region() const;                             // -1 for the center
+    // The learning rate of an update that applies this node's first
+    // `stepsDone` steps since it started (lr_schedule.h), on the whole
+    // budget's schedule: every strategy's optimizer takes it.
+    double learningRate(std::uint64_t stepsDone) const;
     // Seconds this node's compute model charges for `flops` (0 in real time).
     double computeSeconds(double flops) const;
     double trainStepSeconds() const;

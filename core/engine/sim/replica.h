@@ -21,7 +21,6 @@ public:
     void trainStep();
 
     FlatModel &model() { return *m_model; }
-    const FlatModel &model() const { return *m_model; }
     std::uint64_t steps() const { return m_steps; }
     std::uint64_t samples() const { return m_samples; }
     int batchSize() const { return m_batch; }

@@ -200,6 +200,7 @@ struct EdgeProcess::Impl {
         context.stepsPerEdge = reply.steps_per_edge() == 0 ? 0
                                : std::max<std::uint64_t>(1, reply.steps_per_edge() -
                                                                 std::min(reply.steps_per_edge(), reply.steps_done()));
+        context.stepsDoneBefore = std::min(reply.steps_per_edge(), reply.steps_done());
         context.incarnation = reply.incarnation();
         context.realTime = true;
         if (!options.process.stateDir.empty()) {

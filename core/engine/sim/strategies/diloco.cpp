@@ -8,8 +8,6 @@
 #include "edge_trainer.h"
 
 #include "core/engine/codec/error_feedback.h"
-#include "core/engine/learning_rate.h"
-#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/strategy.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -30,9 +28,7 @@ public:
     void start(double now, Outbox &out) override { m_trainer.train(now, out); }
 
     void onTimer(double now, int, std::uint64_t, Outbox &out) override {
-        setAdamLearningRate(m_adam, scheduledLearningRate(*m_ctx.config, double(m_trainer.steps()), m_ctx.stepsPerEdge));
-        m_adam.step();
-        m_trainer.chargeAdam();
+        m_trainer.stepLocalAdam(m_adam);
         ++m_localSteps;
         m_trainer.stepDone(out);
         if (m_localSteps >= m_ctx.config->knobs.dilocoLocalSteps || m_trainer.budgetUsed()) {

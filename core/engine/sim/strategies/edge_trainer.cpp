@@ -1,9 +1,10 @@
 #include "edge_trainer.h"
 
-#include "core/engine/sim/lr_schedule.h"
+#include "core/engine/learning_rate.h"
 #include "core/engine/sim/node_report.h"
 
 #include <ATen/ATen.h>
+#include <torch/optim/adam.h>
 
 namespace synaptic::engine {
 
@@ -38,6 +39,12 @@ void EdgeTrainer::chargeAdam() {
     m_owedSeconds += m_ctx.computeSeconds(kAdamFlopsPerParameter * double(m_replica->model().size()));
 }
 
+void EdgeTrainer::stepLocalAdam(torch::optim::Adam &adam) {
+    setAdamLearningRate(adam, m_ctx.learningRate(steps()));
+    adam.step();
+    chargeAdam();
+}
+
 void EdgeTrainer::applyMeanGradient(const at::Tensor &sum, double count) {
     chargeAdam();
     auto &flat = model();
@@ -45,7 +52,7 @@ void EdgeTrainer::applyMeanGradient(const at::Tensor &sum, double count) {
     const std::int64_t p = flat.size();
     auto values = flat.values();
     AdamOptions adam;
-    adam.lr = scheduledLearningRate(*m_ctx.config, double(steps()), m_ctx.stepsPerEdge);
+    adam.lr = m_ctx.learningRate(steps());
     adamStep(values, mean.slice(0, 0, p), m_adam, adam);
     flat.setValues(values);
     flat.setBuffers(mean.slice(0, p));

@@ -9,6 +9,10 @@
 
 #include <memory>
 
+namespace torch::optim {
+class Adam;
+}
+
 namespace synaptic::engine {
 
 // What every training edge of a baseline repeats (issue 14): one real
@@ -40,6 +44,9 @@ public:
     // Charges one optimizer step on the whole model (a local Adam step):
     // the next training step starts that much later (issue 14 §3).
     void chargeAdam();
+    // One step of a local LibTorch Adam over the replica's parameters (the
+    // baselines that train locally), at the scheduled rate, charged.
+    void stepLocalAdam(torch::optim::Adam &adam);
 
 private:
     const NodeContext &m_ctx;

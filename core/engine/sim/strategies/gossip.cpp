@@ -8,8 +8,6 @@
 #include "common.h"
 #include "edge_trainer.h"
 
-#include "core/engine/learning_rate.h"
-#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/strategy.h"
 
 #include <torch/optim/adam.h>
@@ -30,9 +28,7 @@ public:
     void start(double now, Outbox &out) override { m_trainer.train(now, out); }
 
     void onTimer(double now, int, std::uint64_t, Outbox &out) override {
-        setAdamLearningRate(m_adam, scheduledLearningRate(*m_ctx.config, double(m_trainer.steps()), m_ctx.stepsPerEdge));
-        m_adam.step();
-        m_trainer.chargeAdam();
+        m_trainer.stepLocalAdam(m_adam);
         m_trainer.stepDone(out);
         auto &model = m_trainer.model();
         for (const auto &m : m_received) {

@@ -7,7 +7,6 @@
 #include "edge_trainer.h"
 
 #include "core/engine/codec/error_feedback.h"
-#include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/strategy.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
@@ -74,8 +73,9 @@ public:
 protected:
     void update(at::Tensor &values, const at::Tensor &mean) override {
         AdamOptions adam;
-        // Round r applies every edge's r-th step.
-        adam.lr = scheduledLearningRate(*m_ctx.config, double(roundsDone() + 1), m_ctx.stepsPerEdge);
+        // Round r applies every edge's r-th step. (A restarted live center
+        // starts over at round 1, its model with it.)
+        adam.lr = m_ctx.learningRate(roundsDone() + 1);
         adamStep(values, mean, m_state, adam);
     }
     double updateFlopsPerParameter() const override { return kAdamFlopsPerParameter; }

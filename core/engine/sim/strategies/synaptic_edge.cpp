@@ -45,7 +45,7 @@ const char *modeName(EdgeLeaseState::Mode m) {
 SynapticEdge::SynapticEdge(const NodeContext &ctx)
     : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_region(ctx.region()), m_owners(ctx.owners),
       m_replica(ctx.newReplica()), m_cache(shardSizes(ctx.model->plan)),
-      m_holdsValues(ctx.model->plan.shards.size(), true), m_owner(ctx, m_replica.get()) {}
+      m_holdsValues(ctx.model->plan.shards.size(), true), m_owner(ctx, &m_replica->model(), [this] { return m_stepsPushed; }) {}
 
 double SynapticEdge::stepSeconds() const {
     return m_ctx.realTime ? m_replica->meanStepWallSeconds() : m_ctx.trainStepSeconds();

@@ -2,8 +2,6 @@
 
 #include "core/engine/durable/state_codec.h"
 #include "core/engine/durable/state_store.h"
-#include "core/engine/sim/lr_schedule.h"
-#include "core/engine/sim/replica.h"
 #include "core/engine/synapse/flat_model.h"
 
 #include <ATen/ATen.h>
@@ -30,8 +28,9 @@ constexpr double kRecoverySeconds = 2.0;
 constexpr std::int64_t kMaxWindowsSinceSync = std::int64_t(1) << 30;
 } // namespace
 
-SynapticOwner::SynapticOwner(const NodeContext &ctx, const Replica *host)
-    : m_ctx(ctx), m_host(host), m_edge(ctx.edge()), m_region(ctx.region()), m_gate(ctx.shape->edgeCount()) {
+SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica, std::function<std::uint64_t()> hostSteps)
+    : m_ctx(ctx), m_replica(replica), m_hostSteps(std::move(hostSteps)), m_edge(ctx.edge()), m_region(ctx.region()),
+      m_gate(ctx.shape->edgeCount()) {
     const auto &plan = ctx.model->plan;
     std::int64_t offset = 0;
     for (const auto &shard : plan.shards) {
@@ -275,11 +274,12 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     // back for five windows steps five times as far, once (up to
     // kMaxStepScale times the rate, to keep Adam stable).
     const double share = windows / double(std::max<std::size_t>(1, regionEdges().size()));
-    // The schedule's point: how far this owner's own edge is through its
-    // budget. The region's edges train in step, so that is the region's;
-    // no message has to carry it.
-    const double rate = scheduledLearningRate(*m_ctx.config, m_host ? double(m_host->steps()) : 0.0, m_ctx.stepsPerEdge);
-    adam.lr = rate * std::min(kMaxStepScale, share);
+    // The schedule's point: the steps this owner's own edge has pushed, so
+    // no message has to carry one. Its region's edges push in step with it
+    // on the default; a straggler's shards follow the straggler's clock
+    // (and a fast owner's those of a straggler reach the end a little
+    // early), which the schedule's smooth cosine makes a small difference.
+    adam.lr = m_ctx.learningRate(m_hostSteps ? m_hostSteps() : 0) * std::min(kMaxStepScale, share);
     adamStep(s.values, sum, s.adam, adam);
     out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
     // An owner restarted from an old state file may be behind versions its
@@ -388,8 +388,8 @@ void SynapticOwner::sendCenterDelta(std::vector<ShardItem> items, Outbox &out) c
     d.shards = std::move(items);
     // The center evaluates the global model with the batch-norm statistics
     // the regions' edges report here (no gradient carries them).
-    if (m_host)
-        d.buffers = m_host->model().buffers();
+    if (m_replica)
+        d.buffers = m_replica->buffers();
     out.send(std::move(d));
 }
 

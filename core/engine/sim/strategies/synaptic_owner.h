@@ -8,12 +8,11 @@
 #include "core/engine/synapse/lease.h"
 #include "core/engine/synapse/shard_optimizer.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
 namespace synaptic::engine {
-
-class Replica;
 
 // The owner side of a synaptic edge (DESIGN.md §1 "owner"): for each shard it
 // owns in its region it merges the region's window gradients, applies Adam
@@ -28,10 +27,13 @@ class Replica;
 // Lives inside the edge node; engine thread only.
 class SynapticOwner {
 public:
-    // `host` is the hosting edge's own replica: its model's batch-norm
-    // statistics ride with the center deltas (the center evaluates with
-    // them), and its step count places merges on the learning-rate schedule.
-    SynapticOwner(const NodeContext &ctx, const Replica *host);
+    // `replica` is the hosting edge's own model: its batch-norm statistics
+    // ride with the center deltas (the center evaluates with them).
+    // `hostSteps` tells how many steps the hosting edge has pushed: it
+    // places merges on the learning-rate schedule. Tests that drive an
+    // owner alone may give neither (no statistics; the schedule's start).
+    SynapticOwner(const NodeContext &ctx, const FlatModel *replica,
+                  std::function<std::uint64_t()> hostSteps = {});
 
     // A Gradients message for shards this edge owns (or owned: forwarded).
     // `windowSeconds`: how long the hosting edge's aggregation window lasts.
@@ -157,7 +159,8 @@ private:
     const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
 
     const NodeContext &m_ctx;
-    const Replica *m_host;
+    const FlatModel *m_replica;
+    std::function<std::uint64_t()> m_hostSteps;
     int m_edge;
     int m_region;
     std::map<int, Store> m_shards;
