@@ -2,8 +2,8 @@
 // the scheduled rate, so annealing is compared at the same sample budget.
 // The rate's arithmetic, a restarted live node's place on it, and each
 // strategy's optimizer: a schedule that ends at zero stops every
-// strategy's last update, and its first update of a two-step budget runs
-// at half the rate (a counter one step ahead would stop it too).
+// strategy's last update, and still lets the first of two through (a
+// counter one step ahead would stop that one too).
 #include "core/engine/model_file.h"
 #include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/sim_world.h"
@@ -88,20 +88,49 @@ private Q_SLOTS:
         QCOMPARE(scheduledLearningRate(plain, 100, 100), plain.learningRate);
     }
 
+    // What a live edge that (re)joins trains, and where its schedule starts.
+    void resumedBudget_data() {
+        QTest::addColumn<qulonglong>("total");
+        QTest::addColumn<qulonglong>("done");
+        QTest::addColumn<qulonglong>("left");
+        QTest::addColumn<qulonglong>("before");
+        QTest::newRow("first start") << 300ull << 0ull << 300ull << 0ull;
+        QTest::newRow("half-way") << 300ull << 150ull << 150ull << 150ull;
+        QTest::newRow("region done: one step more") << 300ull << 300ull << 1ull << 300ull;
+        QTest::newRow("past the budget") << 300ull << 400ull << 1ull << 300ull;
+        QTest::newRow("no budget") << 0ull << 50ull << 0ull << 0ull;
+    }
+    void resumedBudget() {
+        QFETCH(qulonglong, total);
+        QFETCH(qulonglong, done);
+        QFETCH(qulonglong, left);
+        QFETCH(qulonglong, before);
+        const ResumedBudget r = resumeBudget(total, done);
+        QCOMPARE(qulonglong(r.stepsPerEdge), left);
+        QCOMPARE(qulonglong(r.stepsDoneBefore), before);
+    }
+
     // A live edge restarted half-way trains what its region has left; its
-    // schedule goes on from the region's step, not from the start.
+    // schedule goes on from the region's step, not from the start (decay
+    // from a quarter of the budget, so the start's rate would differ).
+    void aRestartedNodeGoesOnFromItsRegionsStep_data() {
+        QTest::addColumn<qulonglong>("stepsSinceRestart");
+        for (qulonglong s : {0ull, 40ull, 150ull})
+            QTest::newRow(qPrintable(QString::number(s))) << s;
+    }
     void aRestartedNodeGoesOnFromItsRegionsStep() {
+        QFETCH(qulonglong, stepsSinceRestart);
         ClusterConfig c;
-        c.lrDecayFrom = 0.5;
+        c.lrDecayFrom = 0.25;
         c.lrFinal = 0.1;
         NodeContext fresh, restarted;
         fresh.config = restarted.config = &c;
         fresh.stepsPerEdge = 300;
-        restarted.stepsPerEdge = 150;
-        restarted.stepsDoneBefore = 150;
-        for (std::uint64_t s : {0, 40, 150})
-            QCOMPARE(restarted.learningRate(s), fresh.learningRate(150 + s));
-        QVERIFY(restarted.learningRate(100) < c.learningRate);
+        const ResumedBudget r = resumeBudget(300, 150);
+        restarted.stepsPerEdge = r.stepsPerEdge;
+        restarted.stepsDoneBefore = r.stepsDoneBefore;
+        QCOMPARE(restarted.learningRate(stepsSinceRestart), fresh.learningRate(150 + stepsSinceRestart));
+        QVERIFY(restarted.learningRate(stepsSinceRestart) < c.learningRate);
     }
 
     void everyStrategyFollowsTheSchedule_data() {
@@ -116,7 +145,8 @@ private Q_SLOTS:
         // Zero but for rounding: gossip serves the mean of its edges' models.
         const double still = moved(s, true, 1);
         QVERIFY2(still < 1e-6, qPrintable(QString::number(still)));
-        // Two steps: the first update runs at half the rate, the second at 0.
+        // Two steps: the first update runs at half the rate (it moves the
+        // model), the second at 0.
         const double half = moved(s, true, 2);
         QVERIFY2(half > 1e-4, qPrintable(QString::number(half)));
     }

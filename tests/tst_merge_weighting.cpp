@@ -20,6 +20,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <optional>
 
 #include <QTest>
 
@@ -50,19 +51,24 @@ class TestMergeWeighting : public QObject {
         return m;
     }
 
+    // A learning-rate schedule decaying from half of `budget` steps to a
+    // fifth of the rate, the owner's edge having pushed `hostSteps`.
+    struct Schedule {
+        std::uint64_t budget = 0;
+        std::uint64_t hostSteps = 0;
+    };
+
     // Mean absolute change of the shard's values after one merge of the
-    // windows of `edges` (of the region's three). With `schedule`, a
-    // 4-step budget decaying from its half to a fifth of the rate, the
-    // owner's edge having pushed `hostSteps`.
-    double firstStepSize(int contributors, std::uint32_t windowsEach = 1, bool schedule = false,
-                         std::uint64_t budget = 4, std::uint64_t hostSteps = 0) {
+    // windows of `contributors` (of the region's three).
+    double firstStepSize(int contributors, std::uint32_t windowsEach = 1, std::optional<Schedule> schedule = {}) {
         auto config = m_config;
         if (schedule) {
             config.lrDecayFrom = 0.5;
             config.lrFinal = 0.2;
         }
         auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
-        world->stepsPerEdge = schedule ? budget : 0;
+        world->stepsPerEdge = schedule ? schedule->budget : 0;
+        const std::uint64_t hostSteps = schedule ? schedule->hostSteps : 0;
         SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr, [hostSteps] { return hostSteps; });
         const int shard = owner.ownedShards().front();
         const auto size = world->plan().shards[std::size_t(shard)].parameters;
@@ -104,12 +110,12 @@ private Q_SLOTS:
     // the budget's end (issue 14: every strategy anneals alike).
     void aMergeAtTheBudgetsEndStepsAtTheScheduledRate() {
         const double lr = m_config.learningRate;
-        const double early = firstStepSize(3, 1, true, 4, 1);
-        const double late = firstStepSize(3, 1, true, 4, 4);
+        const double early = firstStepSize(3, 1, Schedule{4, 1});
+        const double late = firstStepSize(3, 1, Schedule{4, 4});
         QVERIFY2(std::abs(early - lr) < 0.05 * lr, qPrintable(QString::number(early)));
         QVERIFY2(std::abs(late - 0.2 * lr) < 0.05 * 0.2 * lr, qPrintable(QString::number(late)));
         // No budget: "the end" is unknown, the rate stays.
-        const double endless = firstStepSize(3, 1, true, 0, 4);
+        const double endless = firstStepSize(3, 1, Schedule{0, 4});
         QVERIFY2(std::abs(endless - lr) < 0.05 * lr, qPrintable(QString::number(endless)));
     }
 

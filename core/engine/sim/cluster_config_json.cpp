@@ -126,7 +126,8 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
     // "task" key refuse unknown keys, and every recording carries its config.
     if (c.task != "fashion-mnist")
         root["task"] = c.task;
-    // The same for the learning-rate schedule, written only when it is on.
+    // The same for the learning-rate schedule's keys: each is written only
+    // when below 1, its default (parsing bounds both to 0-1).
     if (c.lrDecayFrom < 1.0)
         root["model"]["lr_decay_from"] = c.lrDecayFrom;
     if (c.lrFinal < 1.0)

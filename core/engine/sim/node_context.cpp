@@ -4,6 +4,7 @@
 
 #include "core/engine/tasks/task_registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace synaptic::engine {
@@ -64,6 +65,13 @@ std::unique_ptr<Replica> NodeContext::newReplica() const {
         throw std::logic_error("node " + std::to_string(node) + " has no training data");
     return std::make_unique<Replica>(model->newModel(), *train, partition, config->batchSize, model->exitWeight,
                                      config->seed * 1000003ull + std::uint64_t(edge()));
+}
+
+ResumedBudget resumeBudget(std::uint64_t total, std::uint64_t done) {
+    if (total == 0)
+        return {};
+    const std::uint64_t before = std::min(total, done);
+    return {std::max<std::uint64_t>(1, total - before), before};
 }
 
 double NodeContext::learningRate(std::uint64_t stepsDone) const {

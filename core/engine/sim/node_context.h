@@ -54,6 +54,16 @@ struct ModelSetup {
     std::int64_t shardOffset(int shard) const;   // in shard order
 };
 
+// A live edge that (re)joins a region which has done `done` of a budget of
+// `total` steps per edge: it trains what is left, at least one step (0
+// would mean no budget at all), and its schedule starts at `done`. With no
+// budget (0) there is nothing to resume.
+struct ResumedBudget {
+    std::uint64_t stepsPerEdge = 0;
+    std::uint64_t stepsDoneBefore = 0;
+};
+ResumedBudget resumeBudget(std::uint64_t total, std::uint64_t done);
+
 // Everything a node may read (DESIGN.md §3): who it is, the cluster's shape
 // and live knobs from the config, the model it starts from, the owners it
 // starts with, and its own training data. Nothing here is another node's
@@ -78,9 +88,10 @@ struct NodeContext {
     // Edges: the training set and this edge's indices into it.
     const TensorSet *train = nullptr;
     std::vector<std::size_t> partition;
-    std::uint64_t stepsPerEdge = 0;                 // 0 = no step budget
-    // Steps of the budget used before this start: a restarted live edge
-    // trains what its region has left (stepsPerEdge), and its learning-rate
+    // Steps this node trains (0 = no step budget); for a restarted live
+    // edge, what its budget has left (resumeBudget).
+    std::uint64_t stepsPerEdge = 0;
+    // Steps of the budget used before this start, so that the learning-rate
     // schedule goes on from where the region is, not from the start.
     std::uint64_t stepsDoneBefore = 0;
     // How many times this node has (re)joined before (live: from the

@@ -196,11 +196,9 @@ struct EdgeProcess::Impl {
                 context.partition.push_back(i);
         // A restarted edge trains what its budget has left from its region's
         // step (the center's steps_done), so it finishes with the others.
-        // At least one step (0 would mean no budget at all).
-        context.stepsPerEdge = reply.steps_per_edge() == 0 ? 0
-                               : std::max<std::uint64_t>(1, reply.steps_per_edge() -
-                                                                std::min(reply.steps_per_edge(), reply.steps_done()));
-        context.stepsDoneBefore = std::min(reply.steps_per_edge(), reply.steps_done());
+        const auto resumed = e::resumeBudget(reply.steps_per_edge(), reply.steps_done());
+        context.stepsPerEdge = resumed.stepsPerEdge;
+        context.stepsDoneBefore = resumed.stepsDoneBefore;
         context.incarnation = reply.incarnation();
         context.realTime = true;
         if (!options.process.stateDir.empty()) {

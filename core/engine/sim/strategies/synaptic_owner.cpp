@@ -28,8 +28,8 @@ constexpr double kRecoverySeconds = 2.0;
 constexpr std::int64_t kMaxWindowsSinceSync = std::int64_t(1) << 30;
 } // namespace
 
-SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *replica, std::function<std::uint64_t()> hostSteps)
-    : m_ctx(ctx), m_replica(replica), m_hostSteps(std::move(hostSteps)), m_edge(ctx.edge()), m_region(ctx.region()),
+SynapticOwner::SynapticOwner(const NodeContext &ctx, const FlatModel *hostModel, std::function<std::uint64_t()> hostSteps)
+    : m_ctx(ctx), m_hostModel(hostModel), m_hostSteps(std::move(hostSteps)), m_edge(ctx.edge()), m_region(ctx.region()),
       m_gate(ctx.shape->edgeCount()) {
     const auto &plan = ctx.model->plan;
     std::int64_t offset = 0;
@@ -388,8 +388,8 @@ void SynapticOwner::sendCenterDelta(std::vector<ShardItem> items, Outbox &out) c
     d.shards = std::move(items);
     // The center evaluates the global model with the batch-norm statistics
     // the regions' edges report here (no gradient carries them).
-    if (m_replica)
-        d.buffers = m_replica->buffers();
+    if (m_hostModel)
+        d.buffers = m_hostModel->buffers();
     out.send(std::move(d));
 }
 

@@ -27,13 +27,16 @@ namespace synaptic::engine {
 // Lives inside the edge node; engine thread only.
 class SynapticOwner {
 public:
-    // `replica` is the hosting edge's own model: its batch-norm statistics
+    // `hostModel` is the hosting edge's own model: its batch-norm statistics
     // ride with the center deltas (the center evaluates with them).
     // `hostSteps` tells how many steps the hosting edge has pushed: it
     // places merges on the learning-rate schedule. Tests that drive an
     // owner alone may give neither (no statistics; the schedule's start).
-    SynapticOwner(const NodeContext &ctx, const FlatModel *replica,
+    SynapticOwner(const NodeContext &ctx, const FlatModel *hostModel,
                   std::function<std::uint64_t()> hostSteps = {});
+    // `hostSteps` may capture its edge: the owner lives and dies inside it.
+    SynapticOwner(const SynapticOwner &) = delete;
+    SynapticOwner &operator=(const SynapticOwner &) = delete;
 
     // A Gradients message for shards this edge owns (or owned: forwarded).
     // `windowSeconds`: how long the hosting edge's aggregation window lasts.
@@ -159,7 +162,7 @@ private:
     const std::vector<int> &regionEdges() const { return m_ctx.shape->edgesOfRegion[std::size_t(m_region)]; }
 
     const NodeContext &m_ctx;
-    const FlatModel *m_replica;
+    const FlatModel *m_hostModel;
     std::function<std::uint64_t()> m_hostSteps;
     int m_edge;
     int m_region;
