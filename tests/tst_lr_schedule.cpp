@@ -4,6 +4,7 @@
 // strategy's optimizer: a schedule that ends at zero stops every
 // strategy's last update, and still lets the first of two through (a
 // counter one step ahead would stop that one too).
+#include "core/engine/learning_rate.h"
 #include "core/engine/model_file.h"
 #include "core/engine/sim/lr_schedule.h"
 #include "core/engine/sim/sim_world.h"
@@ -76,6 +77,14 @@ private Q_SLOTS:
         c.lrFinal = 0.1;
         const double rate = scheduledLearningRate(c, stepsDone, budget);
         QVERIFY2(std::abs(rate - expected) < 1e-12, qPrintable(QString::number(rate)));
+    }
+
+    // The trainer's "cosine" schedule (learning_rate.h): the whole run.
+    void theTrainersCosine() {
+        QCOMPARE(cosineLearningRate(1e-3, 0, 100), 1e-3);
+        QVERIFY(qAbs(cosineLearningRate(1e-3, 50, 100) - 5e-4) < 1e-12);
+        QVERIFY(cosineLearningRate(1e-3, 100, 100) < 1e-12);
+        QCOMPARE(cosineLearningRate(1e-3, 7, 0), 1e-3); // no steps: no schedule
     }
 
     void itFallsAlongTheCosineAndIsOffByDefault() {

@@ -2,7 +2,6 @@
 // beat chance (0.10), progress must be reported, and pause/stop must work
 // from another thread.
 #include "core/data/data_error.h"
-#include "core/engine/learning_rate.h"
 #include "core/engine/trainer.h"
 
 #include <QTest>
@@ -75,12 +74,6 @@ private Q_SLOTS:
         QCOMPARE(r.evalCurve.size(), std::size_t(4));
         QCOMPARE(r.evalCurve.front().step, 5LL);
         QCOMPARE(r.evalCurve.back().step, 20LL);
-    }
-
-    void cosineSchedule() {
-        QCOMPARE(cosineLearningRate(1e-3, 0, 100), 1e-3);
-        QVERIFY(qAbs(cosineLearningRate(1e-3, 50, 100) - 5e-4) < 1e-12);
-        QVERIFY(cosineLearningRate(1e-3, 100, 100) < 1e-12);
     }
 
     void stopFromAnotherThread() {
