@@ -1,8 +1,8 @@
 #pragma once
 
-// What every optimizer loop shares about its learning rate: the half-cosine
-// decay (the trainer's schedule, the simulator's lr_schedule.h) and setting
-// a LibTorch Adam's rate between steps.
+// What every optimizer loop shares about its learning rate: the one decay
+// curve (the trainer's "cosine" schedule, the simulator's lr_schedule.h)
+// and setting a LibTorch Adam's rate between steps.
 
 namespace torch::optim {
 class Adam;
@@ -10,8 +10,10 @@ class Adam;
 
 namespace synaptic::engine {
 
-// 1 at t <= 0, falling along a half cosine to 0 at t >= 1.
-double halfCosine(double t);
+// `base` until `progress` (the fraction of a budget used, clamped to 0-1)
+// passes `decayFrom`, then down a half cosine to `final` x `base` at 1.
+// `decayFrom` or `final` at 1 (or more): no decay.
+double decayedLearningRate(double base, double progress, double decayFrom, double final);
 
 // The trainer's "cosine" schedule: `base` at step 0 down to 0 at
 // `totalSteps` (0 steps: no schedule, `base`).

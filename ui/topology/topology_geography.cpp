@@ -6,7 +6,6 @@
 
 #include "core/engine/sim/link_geography.h"
 
-#include <QCoreApplication>
 #include <QStringList>
 
 namespace synaptic::ui {

@@ -4,7 +4,6 @@
 #include "topology_style.h"
 #include "topology_text.h"
 
-#include <QCoreApplication>
 #include <QFontMetrics>
 #include <QLinearGradient>
 #include <QPainter>

@@ -2,7 +2,6 @@
 
 #include "topology_text.h"
 
-#include <QCoreApplication>
 #include <QLocale>
 
 #include <algorithm>

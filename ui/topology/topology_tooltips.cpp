@@ -3,7 +3,6 @@
 #include "topology_style.h"
 #include "topology_text.h"
 
-#include <QCoreApplication>
 #include <QStringList>
 
 namespace synaptic::ui {
