@@ -384,7 +384,11 @@ int main(int argc, char **argv) {
                 const auto codecs = bench::codecPoint(codec);
                 req.editConfig = [&](engine::ClusterConfig &c) {
                     applyScenario(o.scenario, c);
-                    c.codecs = codecs;
+                    // The codec point picks the three codecs; whether values
+                    // travel as deltas stays the config's (value_deltas).
+                    c.codecs.gradients = codecs.gradients;
+                    c.codecs.values = codecs.values;
+                    c.codecs.center = codecs.center;
                 };
                 const std::string what = "seed " + std::to_string(seed) + ", " + codec;
                 progress.phase(what + ": loading the config and data");
