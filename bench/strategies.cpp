@@ -381,14 +381,9 @@ int main(int argc, char **argv) {
             for (const auto &codec : o.codecs) {
                 engine::SimRunRequest req = o.run;
                 req.seed = seed;
-                const auto codecs = bench::codecPoint(codec);
                 req.editConfig = [&](engine::ClusterConfig &c) {
                     applyScenario(o.scenario, c);
-                    // The codec point picks the three codecs; whether values
-                    // travel as deltas stays the config's (value_deltas).
-                    c.codecs.gradients = codecs.gradients;
-                    c.codecs.values = codecs.values;
-                    c.codecs.center = codecs.center;
+                    bench::applyCodecPoint(codec, c.codecs);
                 };
                 const std::string what = "seed " + std::to_string(seed) + ", " + codec;
                 progress.phase(what + ": loading the config and data");

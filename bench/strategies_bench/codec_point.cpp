@@ -4,10 +4,12 @@
 
 namespace synaptic::bench {
 
-engine::CodecKnobs codecPoint(const std::string &name) {
+namespace {
+
+engine::CodecKnobs parsePoint(const std::string &name) {
     engine::CodecKnobs k;
     if (name == "mixed")
-        return codecPoint("fp16/fp16/int8");
+        return parsePoint("fp16/fp16/int8");
     const auto a = name.find('/');
     if (a == std::string::npos) {
         k.gradients = k.values = k.center = engine::parseCodec(name);
@@ -15,11 +17,29 @@ engine::CodecKnobs codecPoint(const std::string &name) {
     }
     const auto b = name.find('/', a + 1);
     if (b == std::string::npos || name.find('/', b + 1) != std::string::npos)
-        throw std::invalid_argument("codec point '" + name + "': expected one codec or GRADIENTS/VALUES/CENTER");
+        throw std::invalid_argument("expected one codec or GRADIENTS/VALUES/CENTER");
     k.gradients = engine::parseCodec(name.substr(0, a));
     k.values = engine::parseCodec(name.substr(a + 1, b - a - 1));
     k.center = engine::parseCodec(name.substr(b + 1));
     return k;
+}
+
+} // namespace
+
+engine::CodecKnobs codecPoint(const std::string &name) {
+    try {
+        return parsePoint(name);
+    } catch (const std::invalid_argument &e) {
+        // The point as the user typed it, then what is wrong in it.
+        throw std::invalid_argument("codec point '" + name + "': " + e.what());
+    }
+}
+
+void applyCodecPoint(const std::string &name, engine::CodecKnobs &codecs) {
+    const engine::CodecKnobs point = codecPoint(name);
+    codecs.gradients = point.gradients;
+    codecs.values = point.values;
+    codecs.center = point.center;
 }
 
 } // namespace synaptic::bench

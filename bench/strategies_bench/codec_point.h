@@ -13,4 +13,9 @@ namespace synaptic::bench {
 // values, center). Throws std::invalid_argument for anything else.
 engine::CodecKnobs codecPoint(const std::string &name);
 
+// Puts the point's three codecs on `codecs` and keeps the rest: whether
+// values travel as deltas (value_deltas) stays the config's, so a config
+// that sends whole values is measured with whole values at every point.
+void applyCodecPoint(const std::string &name, engine::CodecKnobs &codecs);
+
 } // namespace synaptic::bench
