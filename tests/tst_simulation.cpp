@@ -313,6 +313,20 @@ private Q_SLOTS:
         QCOMPARE(r.bytesToCenter, 6 * 5 * perStep);
         QCOMPARE(r.wanBytes, r.bytesToCenter);
         QCOMPARE(r.totalBytes, r.bytesToCenter);
+        // What the WAN bytes are made of, kind by kind: nothing but the
+        // two whole-model messages, their tensors and statistics exact.
+        QCOMPARE(r.wanByKind.size(), std::size_t(2));
+        const auto &g = r.wanByKind.at("full_gradient");
+        QCOMPARE(g.messages, std::uint64_t(6 * 5));
+        QCOMPARE(g.bytes, 6 * 5 * up);
+        QCOMPARE(g.tensorBytes, 6 * 5 * 4 * params);
+        QCOMPARE(g.tensorElements, 6 * 5 * params);
+        QCOMPARE(g.bufferBytes, 6 * 5 * 4 * buffers);
+        const auto &v = r.wanByKind.at("full_values");
+        QCOMPARE(v.messages, std::uint64_t(6 * 5));
+        QCOMPARE(v.bytes, 6 * 5 * down);
+        QCOMPARE(v.tensorBytes, 6 * 5 * 4 * params);
+        QCOMPARE(v.bufferBytes, std::uint64_t(0));
     }
 
     // The hierarchical baselines (issue 14) move what their arithmetic says:
@@ -378,6 +392,37 @@ private Q_SLOTS:
                  qPrintable(QString("%1 vs %2").arg(coded.wanBytes).arg(plain.wanBytes)));
         QVERIFY2(double(coded.totalBytes) < 0.6 * double(plain.totalBytes),
                  qPrintable(QString("%1 vs %2").arg(coded.totalBytes).arg(plain.totalBytes)));
+        // The WAN, kind by kind: synaptic's crosses only to and from the
+        // center, and the parts add up. A center delta's tensor bytes are
+        // four per element at fp32; at int8 one, plus an fp32 scale per
+        // chunk of 256. The statistics ride along as fp32 under either codec.
+        for (const auto *r : {&plain, &coded}) {
+            std::uint64_t sum = 0;
+            for (const auto &[kind, t] : r->wanByKind) {
+                sum += t.bytes;
+                QVERIFY2(t.tensorBytes + t.bufferBytes < t.bytes, kind.c_str());
+                QVERIFY2(kind == "center_delta" || kind == "center_values" || kind == "heartbeat" ||
+                             kind == "lease_grant" || kind == "owner_announce",
+                         kind.c_str());
+            }
+            QCOMPARE(sum, r->wanBytes);
+        }
+        const std::uint64_t B = 2 * (32 + 4 + 32 + 64);
+        for (const auto *r : {&plain, &coded}) {
+            const auto &d = r->wanByKind.at("center_delta");
+            QCOMPARE(d.bufferBytes, d.messages * 4 * B);
+        }
+        const auto &p = plain.wanByKind.at("center_delta");
+        QVERIFY(p.tensorElements > 0);
+        QCOMPARE(p.tensorBytes, 4 * p.tensorElements);
+        const auto &q = coded.wanByKind.at("center_delta");
+        QVERIFY(q.tensorElements > 0);
+        // At least one scale per 256 elements, at most one more per item
+        // (a partial chunk); an item is a shard, a message at most all of them.
+        const auto shards = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan().shards.size());
+        QVERIFY2(q.tensorBytes >= q.tensorElements + 4 * q.tensorElements / 256 &&
+                     q.tensorBytes <= q.tensorElements + 4 * q.tensorElements / 256 + 4 * q.messages * shards,
+                 qPrintable(QString("%1 bytes for %2 elements").arg(q.tensorBytes).arg(q.tensorElements)));
     }
 
     // Every region starts from the initial values, so even the center's

@@ -8,6 +8,19 @@
 
 namespace synaptic::engine {
 
+// One message kind's share of a run's WAN traffic: what the WAN bytes are
+// made of (issue 14). tensorBytes and bufferBytes are the parts of `bytes`
+// that are coded tensor data (values, int8 scales, top-k indices) and
+// batch-norm statistics (wire_size.h); the rest is protobuf fields and gRPC
+// framing.
+struct KindTraffic {
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t tensorBytes = 0;
+    std::uint64_t bufferBytes = 0;
+    std::uint64_t tensorElements = 0; // the fp32 elements tensorBytes stand for (decoded)
+};
+
 struct CurvePoint {
     double virtualSeconds = 0;
     std::uint64_t samples = 0;
@@ -37,6 +50,7 @@ struct StrategyResult {
     // same links (LinkBytesEvents include it) but not in the training
     // figures above, so strategies compare the same with serving on or off.
     std::uint64_t servingBytes = 0;
+    std::map<std::string, KindTraffic> wanByKind; // by messageKindName; sums to wanBytes
     std::uint64_t messages = 0;
     std::uint64_t messagesLost = 0;     // lost on a lossy link and sent again
     std::uint64_t messagesDropped = 0;  // link down or receiver dead: never delivered

@@ -117,6 +117,11 @@ json strategyEntry(const StrategyResult &r) {
                              {"accuracy", p.accuracy}, {"exit_accuracy", finiteOrNull(p.exitAccuracy)},
                              {"loss", finiteOrNull(p.loss)}, {"bytes_to_center", p.bytesToCenter},
                              {"wan_bytes", p.wanBytes}, {"total_bytes", p.totalBytes}});
+        json wanByKind = json::object();
+        for (const auto &[kind, t] : r.wanByKind)
+            wanByKind[kind] = {{"messages", t.messages}, {"bytes", t.bytes}, {"tensor_bytes", t.tensorBytes},
+                               {"tensor_elements", t.tensorElements},
+                               {"batch_norm_bytes", t.bufferBytes}};
         return {
             {"strategy", r.strategy},
             {"task", r.task},
@@ -126,6 +131,7 @@ json strategyEntry(const StrategyResult &r) {
             {"time_to_target_s", nullable(r.timeToTargetSeconds)},
             {"bytes_to_center", r.bytesToCenter},
             {"wan_bytes", r.wanBytes},
+            {"wan_by_kind", wanByKind},
             {"total_bytes", r.totalBytes},
             {"serving_bytes", r.servingBytes},
             {"messages", r.messages},

@@ -1,6 +1,7 @@
 #include "sim_transport.h"
 
 #include "event_loop.h"
+#include "wire_size.h"
 
 #include <string_view>
 
@@ -67,8 +68,15 @@ void SimTransport::send(Message m) {
         m_counters.totalBytes += bytes;
         if (m.from == kCenterNode || m.to == kCenterNode)
             m_counters.bytesToCenter += bytes;
-        if (isWan(m.from, m.to))
+        if (isWan(m.from, m.to)) {
             m_counters.wanBytes += bytes;
+            auto &kind = m_counters.wanByKind[std::size_t(m.kind)];
+            ++kind.messages;
+            kind.bytes += bytes;
+            kind.tensorBytes += tensorPayloadBytes(m);
+            kind.tensorElements += tensorElements(m);
+            kind.bufferBytes += bufferBytes(m);
+        }
         m_intervalBytes[{m.from, m.to}] += bytes;
     }
     if (duplicate) {

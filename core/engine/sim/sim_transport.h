@@ -5,7 +5,9 @@
 #include "link_geography.h"
 #include "message.h"
 #include "node_context.h"
+#include "sim_result.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -29,6 +31,7 @@ struct TransportCounters {
     std::uint64_t bytesToCenter = 0;
     std::uint64_t wanBytes = 0;
     std::uint64_t servingBytes = 0;    // early-exit serving, counted apart
+    std::array<KindTraffic, kMessageKinds> wanByKind{}; // sums to wanBytes
 };
 
 // The simulator's network (DESIGN.md §3): one Link per direction between

@@ -292,6 +292,9 @@ struct Simulation::Impl {
         r.bytesToCenter = c.bytesToCenter;
         r.wanBytes = c.wanBytes;
         r.servingBytes = c.servingBytes;
+        for (int k = 0; k < kMessageKinds; ++k)
+            if (const auto &t = c.wanByKind[std::size_t(k)]; t.messages > 0)
+                r.wanByKind[messageKindName(MessageKind(k))] = t;
         r.samples = world.samplesTrained;
         r.device = world.device;
         r.virtualSeconds = loop.now();

@@ -119,4 +119,30 @@ std::uint64_t encodedSize(const Message &m) {
     return n;
 }
 
+namespace {
+std::uint64_t rawBytes(const at::Tensor &t) { return t.defined() ? std::uint64_t(t.numel()) * wireElementBytes(t) : 0; }
+std::uint64_t codedBytes(const at::Tensor &t, const TensorCoding &c) {
+    return rawBytes(t) + (c.codec == Codec::Fp32 ? 0 : rawBytes(c.scales) + rawBytes(c.indices));
+}
+} // namespace
+
+std::uint64_t tensorPayloadBytes(const Message &m) {
+    std::uint64_t n = codedBytes(m.tensor, m.tensorCoding);
+    for (const auto &s : m.shards)
+        n += codedBytes(s.data, s.coding);
+    return n;
+}
+
+std::uint64_t bufferBytes(const Message &m) { return rawBytes(m.buffers); }
+
+std::uint64_t tensorElements(const Message &m) {
+    auto elements = [](const at::Tensor &t, const TensorCoding &c) -> std::uint64_t {
+        return !t.defined() ? 0 : c.codec == Codec::Fp32 ? std::uint64_t(t.numel()) : std::uint64_t(c.numel);
+    };
+    std::uint64_t n = elements(m.tensor, m.tensorCoding);
+    for (const auto &s : m.shards)
+        n += elements(s.data, s.coding);
+    return n;
+}
+
 } // namespace synaptic::engine

@@ -26,4 +26,13 @@ inline std::uint64_t wireBytes(const Message &m) { return encodedSize(m) + kGrpc
 // Bytes per element of a tensor's dtype on the wire (raw little-endian).
 std::uint64_t wireElementBytes(const at::Tensor &t);
 
+// The parts of wireBytes(m) that are tensor data, as coded: the shards' and
+// the message tensor's values with their int8 scales and top-k indices
+// (tensorPayloadBytes), and the batch-norm statistics riding along
+// (bufferBytes). The rest is protobuf fields, tags, lengths and gRPC framing.
+std::uint64_t tensorPayloadBytes(const Message &m);
+std::uint64_t bufferBytes(const Message &m);
+// How many fp32 elements tensorPayloadBytes(m) stands for once decoded.
+std::uint64_t tensorElements(const Message &m);
+
 } // namespace synaptic::engine
