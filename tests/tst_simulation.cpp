@@ -462,6 +462,30 @@ private Q_SLOTS:
         QVERIFY2(share < maxShare, qPrintable(QString("center sends %1 of its fp32 bytes at %2").arg(share).arg(codec)));
     }
 
+    // The baselines' centers code their first answer to each node as a
+    // delta from the initial model too (ModelCopies), as synaptic's center
+    // does: under a lossy codec every answer on the WAN is one byte per
+    // element plus the int8 scales, and every node applies it (a rejected
+    // delta would stall its edges short of their steps).
+    void baselineCentersCodeTheirFirstAnswer_data() { strategyRows({"param_server", "diloco", "hier_diloco"}); }
+    void baselineCentersCodeTheirFirstAnswer() {
+        QFETCH(QString, strategy);
+        ClusterConfig c = tinyWith(strategy, 4);
+        c.codecs.values = parseCodec("int8");
+        c.codecs.center = parseCodec("int8");
+        const auto r = run(c, steps(8)).result;
+        QCOMPARE(r.samples, std::uint64_t(6 * 8 * 32));
+        const auto &v = r.wanByKind.at("full_values");
+        QVERIFY(v.messages >= 4);
+        QVERIFY2(v.tensorBytes <= v.tensorElements + 4 * v.tensorElements / 256 + 4 * v.messages,
+                 qPrintable(QString("%1 bytes for %2 elements").arg(v.tensorBytes).arg(v.tensorElements)));
+        // Applied to the copy it was taken from: it learns as the fp32 run.
+        ClusterConfig plain = tinyWith(strategy, 4);
+        const double fp32 = run(plain, steps(8)).result.finalAccuracy;
+        QVERIFY2(std::abs(r.finalAccuracy - fp32) < 0.05,
+                 qPrintable(QString("%1 at int8, %2 at fp32").arg(r.finalAccuracy).arg(fp32)));
+    }
+
     void linkBytesEventsAddUpToTheTotal() {
         const auto r = run(m_tiny, steps(10));
         std::uint64_t sum = 0;

@@ -6,7 +6,8 @@ namespace synaptic::engine {
 
 CollectingCenter::CollectingCenter(const NodeContext &ctx, MessageKind collects, int expected,
                                    CodecSpec CodecKnobs::*replyCodec)
-    : SimNode(kCenterNode), m_ctx(ctx), m_collects(collects), m_expected(expected), m_replyCodec(replyCodec) {
+    : SimNode(kCenterNode), m_ctx(ctx), m_collects(collects), m_expected(expected), m_replyCodec(replyCodec),
+      m_copies(ctx.model->initialValues) {
     m_values = ctx.model->initialValues.clone();
     m_buffers = ctx.model->initialBuffers.clone();
 }
