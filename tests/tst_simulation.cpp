@@ -8,6 +8,7 @@
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/strategies/model_copies.h"
 #include "core/engine/sim/strategies/synaptic_owner.h"
 #include "core/engine/synapse/flat_model.h"
 #include "core/engine/tensor_data.h"
@@ -321,12 +322,13 @@ private Q_SLOTS:
         QCOMPARE(g.bytes, 6 * 5 * up);
         QCOMPARE(g.tensorBytes, 6 * 5 * 4 * params);
         QCOMPARE(g.tensorElements, 6 * 5 * params);
-        QCOMPARE(g.bufferBytes, 6 * 5 * 4 * buffers);
+        QCOMPARE(g.batchNormBytes, 6 * 5 * 4 * buffers);
         const auto &v = r.wanByKind.at("full_values");
         QCOMPARE(v.messages, std::uint64_t(6 * 5));
         QCOMPARE(v.bytes, 6 * 5 * down);
         QCOMPARE(v.tensorBytes, 6 * 5 * 4 * params);
-        QCOMPARE(v.bufferBytes, std::uint64_t(0));
+        QCOMPARE(v.tensorElements, 6 * 5 * params);
+        QCOMPARE(v.batchNormBytes, std::uint64_t(0));
     }
 
     // The hierarchical baselines (issue 14) move what their arithmetic says:
@@ -400,7 +402,7 @@ private Q_SLOTS:
             std::uint64_t sum = 0;
             for (const auto &[kind, t] : r->wanByKind) {
                 sum += t.bytes;
-                QVERIFY2(t.tensorBytes + t.bufferBytes < t.bytes, kind.c_str());
+                QVERIFY2(t.tensorBytes + t.batchNormBytes < t.bytes, kind.c_str());
                 QVERIFY2(kind == "center_delta" || kind == "center_values" || kind == "heartbeat" ||
                              kind == "lease_grant" || kind == "owner_announce",
                          kind.c_str());
@@ -410,7 +412,7 @@ private Q_SLOTS:
         const std::uint64_t B = 2 * (32 + 4 + 32 + 64);
         for (const auto *r : {&plain, &coded}) {
             const auto &d = r->wanByKind.at("center_delta");
-            QCOMPARE(d.bufferBytes, d.messages * 4 * B);
+            QCOMPARE(d.batchNormBytes, d.messages * 4 * B);
         }
         const auto &p = plain.wanByKind.at("center_delta");
         QVERIFY(p.tensorElements > 0);
@@ -484,6 +486,58 @@ private Q_SLOTS:
         const double fp32 = run(plain, steps(8)).result.finalAccuracy;
         QVERIFY2(std::abs(r.finalAccuracy - fp32) < 0.05,
                  qPrintable(QString("%1 at int8, %2 at fp32").arg(r.finalAccuracy).arg(fp32)));
+    }
+
+    // Which answers ModelCopies codes from the initial model: the first
+    // step's, to a node still at version 0. A node at version 0 later on
+    // joined late (a live edge is handed the model of its time as version
+    // 0) and gets the whole copy; fp32 always goes whole.
+    void modelCopiesCodeOnlyTheFirstStepFromTheInitialModel() {
+        at::manual_seed(3);
+        const auto initial = at::randn({1000});
+        const auto v1 = initial + 0.01 * at::randn({1000});
+        const auto v2 = v1 + 0.01 * at::randn({1000});
+        const auto int8 = parseCodec("int8");
+        ModelCopies copies(initial);
+        at::Tensor copy = initial.clone();
+        std::uint64_t held = 0;
+        for (const auto &[values, version] : {std::pair{v1, 1ull}, std::pair{v2, 2ull}}) {
+            Message m = copies.valuesFor(7, held, values, version, int8);
+            QVERIFY(m.tensorDelta);
+            QCOMPARE(m.copyVersion, held);
+            decodePayloads(m); // what the receiver's transport does
+            QVERIFY(receiveModel(m, copy, held));
+            QCOMPARE(held, std::uint64_t(version));
+            // int8's error stays in the publisher's record: within a step of a chunk's scale.
+            QVERIFY2((copy - values).abs().max().item<double>() < 1e-3, qPrintable(QString::number(version)));
+        }
+        const Message late = copies.valuesFor(8, 0, v2, 2, int8);
+        QVERIFY(!late.tensorDelta);
+        QVERIFY(at::equal(late.tensor, v2));
+        const Message plain = copies.valuesFor(9, 0, v1, 1, parseCodec("fp32"));
+        QVERIFY(!plain.tensorDelta);
+        QVERIFY(at::equal(plain.tensor, v1));
+    }
+
+    // wan_by_kind's tensor bytes per codec, to the byte: fp16 gradients two
+    // per element, top-k values four per kept value and four per index, and
+    // the elements each stands for once decoded.
+    void wanByKindCountsWhatEachCodecSends() {
+        ClusterConfig c = m_tiny;
+        c.strategy = "param_server";
+        c.codecs.gradients = parseCodec("fp16");
+        c.codecs.values = parseCodec("topk:0.05");
+        const auto r = run(c, steps(3)).result;
+        QCOMPARE(r.samples, std::uint64_t(6 * 3 * 32));
+        const std::uint64_t P = std::uint64_t(makeWorld(c, m_train, m_trainSet.labels, "cpu")->plan().totalParameters);
+        const std::uint64_t kept = std::uint64_t(std::ceil(0.05 * double(P)));
+        const auto &g = r.wanByKind.at("full_gradient");
+        QCOMPARE(g.tensorElements, 6 * 3 * P);
+        QCOMPARE(g.tensorBytes, 2 * g.tensorElements);
+        const auto &v = r.wanByKind.at("full_values");
+        QCOMPARE(v.messages, std::uint64_t(6 * 3));
+        QCOMPARE(v.tensorElements, 6 * 3 * P);
+        QCOMPARE(v.tensorBytes, 6 * 3 * 8 * kept);
     }
 
     void linkBytesEventsAddUpToTheTotal() {

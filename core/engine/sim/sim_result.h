@@ -9,15 +9,16 @@
 namespace synaptic::engine {
 
 // One message kind's share of a run's WAN traffic: what the WAN bytes are
-// made of (issue 14). tensorBytes and bufferBytes are the parts of `bytes`
-// that are coded tensor data (values, int8 scales, top-k indices) and
-// batch-norm statistics (wire_size.h); the rest is protobuf fields and gRPC
-// framing.
+// made of (issue 14). `messages` counts every time one went on a link, a
+// resend after a loss included, as the bytes do. tensorBytes and
+// batchNormBytes are the parts of `bytes` that are coded tensor data
+// (values, int8 scales, top-k indices) and batch-norm statistics
+// (wire_size.h); the rest is protobuf fields and gRPC framing.
 struct KindTraffic {
     std::uint64_t messages = 0;
     std::uint64_t bytes = 0;
     std::uint64_t tensorBytes = 0;
-    std::uint64_t bufferBytes = 0;
+    std::uint64_t batchNormBytes = 0;
     std::uint64_t tensorElements = 0; // the fp32 elements tensorBytes stand for (decoded)
 };
 

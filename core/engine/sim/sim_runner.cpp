@@ -121,7 +121,7 @@ json strategyEntry(const StrategyResult &r) {
         for (const auto &[kind, t] : r.wanByKind)
             wanByKind[kind] = {{"messages", t.messages}, {"bytes", t.bytes}, {"tensor_bytes", t.tensorBytes},
                                {"tensor_elements", t.tensorElements},
-                               {"batch_norm_bytes", t.bufferBytes}};
+                               {"batch_norm_bytes", t.batchNormBytes}};
         return {
             {"strategy", r.strategy},
             {"task", r.task},

@@ -75,7 +75,7 @@ void SimTransport::send(Message m) {
             kind.bytes += bytes;
             kind.tensorBytes += tensorPayloadBytes(m);
             kind.tensorElements += tensorElements(m);
-            kind.bufferBytes += bufferBytes(m);
+            kind.batchNormBytes += batchNormBytes(m);
         }
         m_intervalBytes[{m.from, m.to}] += bytes;
     }

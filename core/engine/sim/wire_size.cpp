@@ -120,20 +120,28 @@ std::uint64_t encodedSize(const Message &m) {
 }
 
 namespace {
-std::uint64_t rawBytes(const at::Tensor &t) { return t.defined() ? std::uint64_t(t.numel()) * wireElementBytes(t) : 0; }
-std::uint64_t codedBytes(const at::Tensor &t, const TensorCoding &c) {
-    return rawBytes(t) + (c.codec == Codec::Fp32 ? 0 : rawBytes(c.scales) + rawBytes(c.indices));
+// A tensor field as the codec put it: payloadBytes counts it (values,
+// int8 scales, top-k indices).
+Coded codedView(const at::Tensor &t, const TensorCoding &c) {
+    Coded view;
+    view.codec = c.codec;
+    view.values = t;
+    if (c.codec != Codec::Fp32) {
+        view.scales = c.scales;
+        view.indices = c.indices;
+    }
+    return view;
 }
 } // namespace
 
 std::uint64_t tensorPayloadBytes(const Message &m) {
-    std::uint64_t n = codedBytes(m.tensor, m.tensorCoding);
+    std::uint64_t n = payloadBytes(codedView(m.tensor, m.tensorCoding));
     for (const auto &s : m.shards)
-        n += codedBytes(s.data, s.coding);
+        n += payloadBytes(codedView(s.data, s.coding));
     return n;
 }
 
-std::uint64_t bufferBytes(const Message &m) { return rawBytes(m.buffers); }
+std::uint64_t batchNormBytes(const Message &m) { return payloadBytes(codedView(m.buffers, TensorCoding{})); }
 
 std::uint64_t tensorElements(const Message &m) {
     auto elements = [](const at::Tensor &t, const TensorCoding &c) -> std::uint64_t {

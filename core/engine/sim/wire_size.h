@@ -26,12 +26,14 @@ inline std::uint64_t wireBytes(const Message &m) { return encodedSize(m) + kGrpc
 // Bytes per element of a tensor's dtype on the wire (raw little-endian).
 std::uint64_t wireElementBytes(const at::Tensor &t);
 
-// The parts of wireBytes(m) that are tensor data, as coded: the shards' and
-// the message tensor's values with their int8 scales and top-k indices
+// The parts of wireBytes(m) that are tensor data, as coded: the shards'
+// `data` and the message tensor, with their int8 scales and top-k indices
 // (tensorPayloadBytes), and the batch-norm statistics riding along
-// (bufferBytes). The rest is protobuf fields, tags, lengths and gRPC framing.
+// (batchNormBytes). The rest is protobuf fields, tags, lengths and gRPC
+// framing, and a Handoff's other tensors (optimizer state, base copies:
+// it never leaves its region, so no WAN figure misses them).
 std::uint64_t tensorPayloadBytes(const Message &m);
-std::uint64_t bufferBytes(const Message &m);
+std::uint64_t batchNormBytes(const Message &m);
 // How many fp32 elements tensorPayloadBytes(m) stands for once decoded.
 std::uint64_t tensorElements(const Message &m);
 

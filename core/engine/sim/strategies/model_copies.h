@@ -15,14 +15,16 @@ namespace synaptic::engine {
 // lossy codec each node gets a coded delta from the copy it last received,
 // tracked per node (DeltaPublisher), when the node says it still holds that
 // copy; whole fp32 values otherwise (fp32, a node that restarted or missed
-// one). A node holding version 0 holds the initial model (Message::
-// copyVersion), so even its first answer is a coded delta from there, as
-// synaptic's center codes its first answer to a region: a whole fp32 first
-// copy per node cost hier_diloco's `mixed` run about a sixth of its WAN
-// bytes, a handicap synaptic did not carry.
+// one). The first step's answer is a coded delta too, from the initial
+// model, as synaptic's center codes its first answer to a region: a node
+// that still holds version 0 when version 1 goes out took its copy before
+// any step, so it holds the initial model, in the simulator and in a live
+// cluster alike. Version 0 alone would not say so: a live edge that joins
+// later is handed the model of its time as version 0 (center_process.cpp),
+// and gets the whole copy.
 class ModelCopies {
 public:
-    // `initial`: the model every node starts from, as version 0.
+    // `initial`: the model every node that joined before the first step holds.
     explicit ModelCopies(at::Tensor initial) : m_initial(std::move(initial)) {}
 
     // A FullValues message to `node` for `values` as of `version`; `held`
