@@ -197,6 +197,17 @@ private Q_SLOTS:
             QCOMPARE(s["samples"].toInt(), 6 * 4 * 32);
             QVERIFY(s["bytes_to_center"].toDouble() > 0);
             QVERIFY(s["total_bytes"].toDouble() >= s["wan_bytes"].toDouble());
+            // What the WAN bytes are made of, kind by kind, under the keys the README names.
+            const QJsonObject kinds = s["wan_by_kind"].toObject();
+            QVERIFY(!kinds.isEmpty());
+            qint64 sum = 0;
+            for (const auto &kind : kinds) {
+                const QJsonObject k = kind.toObject();
+                for (const char *key : {"messages", "bytes", "tensor_bytes", "tensor_elements", "batch_norm_bytes"})
+                    QVERIFY2(k.contains(key), key);
+                sum += k["bytes"].toInteger();
+            }
+            QCOMPARE(sum, s["wan_bytes"].toInteger());
         }
     }
 

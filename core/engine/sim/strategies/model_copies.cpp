@@ -12,7 +12,7 @@ Message ModelCopies::valuesFor(int node, std::uint64_t held, const at::Tensor &v
     auto &copy = m_copies[node];
     if (codec.codec != Codec::Fp32)
         v.round = version; // only deltas need versions: fp32 costs what it always did
-    if (codec.codec != Codec::Fp32 && copy.empty() && held == 0 && version == 1 && m_initial.defined())
+    if (codec.codec != Codec::Fp32 && copy.empty() && held == 0 && version == kFirstStepVersion && m_initial.defined())
         copy.reset(m_initial, 0); // reset keeps its own copy
     if (codec.codec != Codec::Fp32 && !copy.empty() && copy.version() == held) {
         v.tensorDelta = true;

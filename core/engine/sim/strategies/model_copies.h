@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 
 namespace synaptic::engine {
 
@@ -21,11 +22,17 @@ namespace synaptic::engine {
 // any step, so it holds the initial model, in the simulator and in a live
 // cluster alike. Version 0 alone would not say so: a live edge that joins
 // later is handed the model of its time as version 0 (center_process.cpp),
-// and gets the whole copy.
+// and gets the whole copy. This takes version 1 to be the first step
+// since the cluster started: a live center keeps no state file and would
+// count from 1 again after a restart, which is not supported
+// (RELIABILITY.md, "Known gaps").
 class ModelCopies {
 public:
     // `initial`: the model every node that joined before the first step holds.
     explicit ModelCopies(at::Tensor initial) : m_initial(std::move(initial)) {}
+
+    // The version the answer to the first step carries.
+    static constexpr std::uint64_t kFirstStepVersion = 1;
 
     // A FullValues message to `node` for `values` as of `version`; `held`
     // is the version the node said it holds.
