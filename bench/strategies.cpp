@@ -19,7 +19,9 @@
 // strategies and codecs named, if any are.
 //
 // Codec points (strategies_bench/codec_point.h): fp32, fp16, int8, topk[:F],
-// mixed (fp16 inside regions, int8 to the center) or GRADIENTS/VALUES/CENTER.
+// mixed (fp16 inside regions, int8 to the center), mixed+zstd (with a zstd
+// stage after the center's int8) or GRADIENTS/VALUES/CENTER (each codec may
+// end in +zstd).
 // Exit status: 0 every checked goal met; 3 a goal missed; 1 a run failed,
 // or (--from) a report cannot be read or disagrees with the first; 2 bad
 // arguments, or no stored run matches --strategies and --codecs. scripts/bench-strategies runs it and plots the report.

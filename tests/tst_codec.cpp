@@ -5,11 +5,13 @@
 #include "core/engine/codec/codec.h"
 #include "core/engine/codec/delta_publisher.h"
 #include "core/engine/codec/error_feedback.h"
+#include "core/engine/codec/zstd_frame.h"
 
 #include <ATen/ATen.h>
 
 #include <QTest>
 
+#include <cstring>
 #include <stdexcept>
 
 using namespace synaptic::engine;
@@ -31,10 +33,14 @@ class TestCodec : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void namesParseAndRoundTrip() {
-        for (const char *name : {"fp32", "fp16", "int8", "topk:0.01", "topk:0.25"})
+        for (const char *name : {"fp32", "fp16", "int8", "topk:0.01", "topk:0.25", "fp16+zstd", "int8+zstd", "topk:0.05+zstd"})
             QCOMPARE(QString::fromStdString(codecName(parseCodec(name))), QString(name));
         QCOMPARE(parseCodec("topk").topkFraction, 0.01);
-        for (const char *bad : {"fp8", "topk:", "topk:0", "topk:1.5", "topk:abc", "topk:0.1x", ""}) {
+        QVERIFY(parseCodec("int8+zstd").zstd);
+        QCOMPARE(parseCodec("int8+zstd").codec, Codec::Int8);
+        QVERIFY(!parseCodec("int8").zstd);
+        for (const char *bad : {"fp8", "topk:", "topk:0", "topk:1.5", "topk:abc", "topk:0.1x", "", "fp32+zstd",
+                                "int8+zstd+zstd", "+zstd", "zstd", "int8+gzip", "int8+"}) {
             try {
                 parseCodec(bad);
                 QFAIL(bad);
@@ -78,6 +84,43 @@ private Q_SLOTS:
         }
         // An all-zero tensor has zero scales and decodes to zeros.
         QVERIFY(at::equal(decode(encode(at::zeros({300}), {Codec::Int8})), at::zeros({300})));
+    }
+
+    // The zstd stage (issue 14) is lossless and charged as its frame: the
+    // receiver decodes exactly what plain int8 would, and the bytes counted
+    // are the frame's, smaller for bell-shaped deltas (a max-scaled chunk
+    // uses about seven of int8's eight bits) and larger for noise.
+    void zstdStageIsLosslessAndChargedAsItsFrame() {
+        const std::int64_t n = 40 * kInt8Chunk + 3;
+        const auto x = draws(n, 5);
+        const Coded plain = encode(x, parseCodec("int8"));
+        const Coded packed = encode(x, parseCodec("int8+zstd"));
+        QVERIFY(!plain.packed);
+        QVERIFY(packed.packed);
+        QVERIFY(at::equal(packed.values, plain.values));
+        QVERIFY(at::equal(decode(packed), decode(plain)));
+        // The frame holds the values' bytes, no more, no less.
+        std::string raw(std::size_t(n), '\0');
+        zstdUnpack(*packed.packed, raw.data(), std::uint64_t(n));
+        QVERIFY(std::memcmp(raw.data(), plain.values.data_ptr(), std::size_t(n)) == 0);
+        QCOMPARE(payloadBytes(packed), std::uint64_t(packed.packed->size()) + 4 * 41);
+        QVERIFY2(double(payloadBytes(packed)) < 0.95 * double(payloadBytes(plain)),
+                 qPrintable(QString("%1 vs %2").arg(payloadBytes(packed)).arg(payloadBytes(plain))));
+        // fp16 and top-k values go through the same stage.
+        for (const char *name : {"fp16+zstd", "topk:0.1+zstd"}) {
+            const Coded c = encode(x, parseCodec(name));
+            QVERIFY2(c.packed, name);
+            const auto bytes = std::size_t(c.values.numel() * c.values.element_size());
+            std::string back(bytes, '\0');
+            zstdUnpack(*c.packed, back.data(), bytes);
+            QVERIFY2(std::memcmp(back.data(), c.values.data_ptr(), bytes) == 0, name);
+        }
+        // Uniform int8 noise does not compress: the frame is what is counted.
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
+        const auto noise = at::rand({n}, gen, at::kFloat).mul_(2).sub_(1);
+        const Coded loud = encode(noise, parseCodec("int8+zstd"));
+        QVERIFY(payloadBytes(loud) >= std::uint64_t(n));
+        QCOMPARE(payloadBytes(loud), std::uint64_t(loud.packed->size()) + 4 * 41);
     }
 
     void topkKeepsTheLargestMagnitudes() {

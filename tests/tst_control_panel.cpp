@@ -182,6 +182,11 @@ private Q_SLOTS:
         // What the panel sends is a command the engine takes.
         QCOMPARE(QString::fromStdString(applyKnobCommand(config, at(spy, 1))), QString());
         QCOMPARE(config.codecs.gradients.codec, Codec::TopK);
+        // The zstd stage is offered and reaches the config with its codec.
+        QVERIFY(panel.classBox(2)->findText("int8+zstd") >= 0);
+        Q_EMIT panel.classBox(2)->textActivated("int8+zstd");
+        QCOMPARE(QString::fromStdString(applyKnobCommand(config, at(spy, 2))), QString());
+        QCOMPARE(config.codecs.center, parseCodec("int8+zstd"));
     }
 
     void linkEditorSendsSetLink() {

@@ -194,6 +194,16 @@ private Q_SLOTS:
         } catch (const ConfigError &e) {
             QVERIFY2(QString(e.what()).contains("codecs.values"), e.what());
         }
+        // So is a zstd stage: rows are charged per value, and a codec named
+        // but not applied would label the figures wrongly.
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, codeRowValues(asTopK, parseCodec("int8+zstd")));
+        config.codecs.values = parseCodec("int8+zstd");
+        try {
+            runHotUpdateScenario(config, smallCorpus(), o);
+            QFAIL("a zstd values codec must be refused");
+        } catch (const ConfigError &e) {
+            QVERIFY2(QString(e.what()).contains("zstd stage"), e.what());
+        }
     }
 
     void int8PublishesKeepTheLagGuardAndSpendFewerBytes() {

@@ -11,6 +11,9 @@
 #include "events.pb.h"
 
 #include <QtTest>
+#include <QTemporaryDir>
+#include <QJsonObject>
+#include <QJsonDocument>
 
 #include <cmath>
 
@@ -259,6 +262,38 @@ private Q_SLOTS:
         QVERIFY2(!std::isnan(m_faultFree), "no fault-free run of the same config to compare with (it failed, or was not run)");
         QVERIFY2(std::abs(accuracy - m_faultFree) <= 0.01,
                  qPrintable(QString("%1 vs %2").arg(accuracy).arg(m_faultFree)));
+    }
+
+    // The codecs over real sockets, the zstd stage included (issue 14):
+    // fp16 frames inside regions, int8 frames to and from the center. Every
+    // frame a node sent was read back by its peer (no input refused), and
+    // the run learns.
+    void zstdCodedRunTrains() {
+        QFile in(QFINDTESTDATA("data/live_cluster.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject config = QJsonDocument::fromJson(in.readAll()).object();
+        config["codecs"] = QJsonObject{{"gradients", "fp16+zstd"}, {"values", "fp16+zstd"}, {"center", "int8+zstd"}};
+        QTemporaryDir dir;
+        QFile out(dir.filePath("zstd_cluster.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(config).toJson());
+        out.close();
+        LiveCluster::Options o = options();
+        o.config = out.fileName();
+        o.steps = 150;
+        LiveCluster cluster(o);
+        const QString error = cluster.start();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(cluster.waitForCenter(kRunMs), 0);
+        const auto summary = cluster.report();
+        QVERIFY2(summary.value("finished").toBool(), qPrintable(cluster.centerLog().right(3000)));
+        QCOMPARE(summary.value("rejected_inputs").toInteger(), 0);
+        QVERIFY(summary.value("wire_bytes").toInteger() > 0);
+        const double accuracy = summary.value("final_accuracy").toDouble();
+        qInfo("zstd-coded final accuracy %.4f after 150 steps", accuracy);
+        QVERIFY2(accuracy > 0.70, qPrintable(QString::number(accuracy)));
+        cluster.stop();
+        QVERIFY2(cluster.leftovers().isEmpty(), qPrintable(cluster.leftovers().join('\n')));
     }
 };
 

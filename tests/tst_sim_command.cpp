@@ -65,9 +65,11 @@ private Q_SLOTS:
     void setCodecParsesAndApplies() {
         const auto cmds = parseCommands(R"([
             {"command": "set_codec", "class": "center", "codec": "int8"},
-            {"command": "set_codec", "class": "gradients", "codec": "topk:0.05"}
+            {"command": "set_codec", "class": "gradients", "codec": "topk:0.05"},
+            {"command": "set_codec", "class": "values", "codec": "fp16+zstd"},
+            {"command": "set_codec", "class": "center", "codec": "topk:0.03+zstd"}
         ])", "cmds.json", m_config);
-        QCOMPARE(cmds.size(), std::size_t(2));
+        QCOMPARE(cmds.size(), std::size_t(4));
         QCOMPARE(cmds[0].kind, Kind::SetCodec);
         QCOMPARE(QString::fromStdString(cmds[0].describe()), QString("set_codec center int8"));
         QCOMPARE(QString::fromStdString(cmds[1].describe()), QString("set_codec gradients topk:0.05"));
@@ -79,6 +81,27 @@ private Q_SLOTS:
         QCOMPARE(c.codecs.gradients.codec, Codec::TopK);
         QCOMPARE(c.codecs.gradients.topkFraction, 0.05);
         QCOMPARE(c.codecs.values.codec, Codec::Fp32);
+        QVERIFY(!c.codecs.center.zstd);
+        // The zstd stage rides in the command (a recording or a live command
+        // carries it) and is applied with its codec.
+        QCOMPARE(QString::fromStdString(cmds[2].describe()), QString("set_codec values fp16+zstd"));
+        QCOMPARE(QString::fromStdString(cmds[3].describe()), QString("set_codec center topk:0.03+zstd"));
+        QCOMPARE(QString::fromStdString(applyKnobCommand(c, cmds[2])), QString());
+        QCOMPARE(QString::fromStdString(applyKnobCommand(c, cmds[3])), QString());
+        QCOMPARE(c.codecs.values, parseCodec("fp16+zstd"));
+        QCOMPARE(c.codecs.center.codec, Codec::TopK);
+        QCOMPARE(c.codecs.center.topkFraction, 0.03);
+        QVERIFY(c.codecs.center.zstd);
+        QCOMPARE(c.codecs.gradients.zstd, false);
+        // A command naming zstd after fp32 (a hand-made or hostile one) is refused.
+        SimCommand raw = setCodecCommand(2, parseCodec("int8+zstd"));
+        raw.shard = int(Codec::Fp32) | kCodecZstdFlag;
+        QVERIFY(QString::fromStdString(applyKnobCommand(c, raw)).contains("lossy"));
+        QCOMPARE(QString::fromStdString(raw.describe()), QString("set_codec (invalid)"));
+        for (const int shard : {0x200 | int(Codec::Int8), -1, int(Codec::TopK) + 1}) {
+            raw.shard = shard;
+            QVERIFY2(QString::fromStdString(applyKnobCommand(c, raw)).contains("unknown codec"), qPrintable(QString::number(shard)));
+        }
         SimCommand bad = cmds[0];
         bad.region = 7;
         QVERIFY(!applyKnobCommand(c, bad).empty());

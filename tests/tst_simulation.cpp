@@ -427,6 +427,25 @@ private Q_SLOTS:
                  qPrintable(QString("%1 bytes for %2 elements").arg(q.tensorBytes).arg(q.tensorElements)));
     }
 
+    // The zstd stage after int8 on the center's channel (issue 14): the run
+    // learns as with plain int8 (the stage is lossless), and both ways the
+    // center's tensors take fewer bytes than int8's floor of one per element
+    // plus a scale per 256.
+    void zstdStageSqueezesTheCenterChannel() {
+        ClusterConfig c = m_tiny;
+        c.codecs.gradients = parseCodec("fp16");
+        c.codecs.values = parseCodec("fp16");
+        c.codecs.center = parseCodec("int8+zstd");
+        const auto r = run(c, steps(40)).result;
+        QVERIFY2(r.finalAccuracy > 0.6, qPrintable(QString::number(r.finalAccuracy)));
+        for (const char *kind : {"center_delta", "center_values"}) {
+            const auto &k = r.wanByKind.at(kind);
+            QVERIFY(k.tensorElements > 0);
+            QVERIFY2(double(k.tensorBytes) < 0.97 * double(k.tensorElements),
+                     qPrintable(QString("%1: %2 bytes for %3 elements").arg(kind).arg(k.tensorBytes).arg(k.tensorElements)));
+        }
+    }
+
     // Every region starts from the initial values, so even the center's
     // first answer to a region is a coded delta from them, applied where it
     // was meant to (no mismatch at the center afterwards). On this run the

@@ -8,6 +8,7 @@
 #include "core/engine/sim/wire_size.h"
 #include "core/rpc/wire/message_codec.h"
 #include "core/rpc/wire/tensor_codec.h"
+#include "core/engine/codec/zstd_frame.h"
 
 #include <QtTest>
 
@@ -187,12 +188,27 @@ std::vector<Message> codedKinds() {
     rc.chunk = 0;
     setCoded(rc.tensor, rc.tensorCoding, encode(floats(0), parseCodec("int8"))); // an empty chunk
     out.push_back(rc);
+    // The zstd stage on each lossy codec (a frame in place of the values).
+    Message z;
+    z.kind = MessageKind::CenterDelta;
+    z.from = 2;
+    z.round = 40;
+    auto zi = item(1, 3000);
+    setCoded(zi.data, zi.coding, encode(floats(3000).sin_().mul_(1e-3), parseCodec("int8+zstd")));
+    auto zh = item(2, 500);
+    setCoded(zh.data, zh.coding, encode(floats(500).cos_(), parseCodec("fp16+zstd")));
+    auto zk = item(3, 2000);
+    setCoded(zk.data, zk.coding, encode(floats(2000).sin_(), parseCodec("topk:0.05+zstd")));
+    auto ze = item(4, 0);
+    setCoded(ze.data, ze.coding, encode(floats(0), parseCodec("int8+zstd"))); // an empty frame
+    z.shards = {zi, zh, zk, ze};
+    out.push_back(z);
     return out;
 }
 
 // The fp32 tensor a coded field stands for.
 at::Tensor decoded(const at::Tensor &field, const TensorCoding &c) {
-    return c.codec == Codec::Fp32 ? field : decode(Coded{c.codec, c.numel, field, c.scales, c.indices});
+    return c.codec == Codec::Fp32 ? field : decode(codedOf(field, c));
 }
 
 bool sameTensor(const at::Tensor &a, const at::Tensor &b) {
@@ -300,6 +316,51 @@ private Q_SLOTS:
         // A coded tensor is far smaller than its fp32 form: the bytes are real.
         const auto fv = codedKinds()[3];
         QVERIFY(encodedSize(fv) < 101056 + 4 * 400 + 64);
+        // The zstd frame is what travels: the data field holds it, flagged.
+        const auto z = codedKinds()[5];
+        const auto zpb = rpc::toProto(z);
+        QCOMPARE(int(zpb.shards(0).data().compression()), int(synaptic::v1::Tensor::ZSTD));
+        QCOMPARE(zpb.shards(0).data().data(), *z.shards[0].coding.packed);
+        QVERIFY(zpb.shards(0).data().data().size() < 3000);
+    }
+
+    // Hostile or broken frames are refused naming the field, before the
+    // receiver allocates more than the tensor's own size.
+    void badZstdFramesAreRefused_data() {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("truncated frame") << "truncated" << "shards[0].data.data: zstd frame is truncated";
+        QTest::newRow("frame of another size") << "size" << "the tensor needs 3000";
+        QTest::newRow("shape beyond numel") << "shape" << "a shape of 3001 coded values for numel 3000";
+        QTest::newRow("unknown compression") << "compression" << "shards[0].data.compression: unknown compression 5";
+        QTest::newRow("compressed plain tensor") << "plain" << "shards[1].data.compression: ZSTD (1) on a plain tensor";
+    }
+    void badZstdFramesAreRefused() {
+        QFETCH(QString, problem);
+        QFETCH(QString, expected);
+        auto pb = rpc::toProto(codedKinds()[5]);
+        auto *t = pb.mutable_shards(0)->mutable_data();
+        if (problem == "truncated")
+            t->mutable_data()->pop_back();
+        else if (problem == "size") {
+            const std::string other(2999, '\1');
+            t->set_data(zstdPack(other.data(), other.size()));
+        } else if (problem == "shape")
+            t->set_shape(0, 3001);
+        else if (problem == "compression")
+            t->set_compression(synaptic::v1::Tensor::Compression(5));
+        else if (problem == "plain") {
+            // fp32 travels raw: a frame there is refused, not guessed at.
+            auto *raw = pb.mutable_shards(1)->mutable_data();
+            raw->set_codec(synaptic::v1::Tensor::RAW);
+            raw->set_compression(synaptic::v1::Tensor::ZSTD);
+        }
+        try {
+            rpc::fromProto(pb);
+            QFAIL("decoded a bad zstd frame");
+        } catch (const rpc::WireError &e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
+        }
     }
 
     void badCodedTensorsAreRefused_data() {
@@ -414,6 +475,9 @@ private Q_SLOTS:
         // Every codec on every class it applies to (issue 14).
         for (const char *s : {"synaptic", "param_server", "diloco", "hier_allreduce", "hier_diloco"})
             QTest::newRow((std::string(s) + " coded").c_str()) << s << "int8,fp16,topk:0.05";
+        // The zstd stage: the frames a run sends, charged to the byte.
+        for (const char *s : {"synaptic", "hier_diloco"})
+            QTest::newRow((std::string(s) + " zstd").c_str()) << s << "fp16+zstd,int8+zstd,int8+zstd";
     }
     void realRunsChargeTheEncoding() {
         QFETCH(QString, strategy);
@@ -438,7 +502,7 @@ private Q_SLOTS:
         o.commands = {SimCommand{K::MoveShard, 0.2, 0, 0, 1}, SimCommand{K::KillNode, 0.3, -1, -1, 4},
                       SimCommand{K::ReviveNode, 0.6, -1, -1, 4}};
         std::map<int, int> perKind;
-        std::uint64_t checked = 0, charged = 0;
+        std::uint64_t checked = 0, charged = 0, framesChecked = 0;
         o.messageTap = [&](const Message &m, std::uint64_t bytes) {
             const auto pb = rpc::toProto(m);
             if (bytes != pb.ByteSizeLong() + kGrpcFramingBytes)
@@ -447,12 +511,29 @@ private Q_SLOTS:
             ++perKind[int(m.kind)];
             ++checked;
             charged += bytes;
+            // A zstd frame must stand for the values the simulator decodes
+            // from: a live receiver reads the frame, the simulator the values.
+            bool framed = bool(m.tensorCoding.packed);
+            for (const auto &s : m.shards)
+                framed = framed || bool(s.coding.packed);
+            if (!framed)
+                return;
+            ++framesChecked;
+            Message local = m;
+            decodePayloads(local);
+            const Message back = rpc::fromProto(pb);
+            bool same = sameTensor(back.tensor, local.tensor) && back.shards.size() == local.shards.size();
+            for (std::size_t i = 0; same && i < local.shards.size(); ++i)
+                same = sameTensor(back.shards[i].data, local.shards[i].data);
+            if (!same)
+                QFAIL(qPrintable(QString("%1: the frame decodes to other values").arg(messageKindName(m.kind))));
         };
         Simulation sim(config, data.train, data.trainLabels, data.test, o);
         const auto r = sim.run();
         // diloco exchanges once per budget here, gossip every 4 steps: fewer messages.
         QVERIFY2(checked >= 10, qPrintable(QString::number(checked)));
         QCOMPARE(charged, r.totalBytes); // the run's byte figures are these bytes
+        QCOMPARE(framesChecked > 0, codecs.contains("zstd"));
         if (strategy == "synaptic") {
             for (auto k : {MessageKind::Heartbeat, MessageKind::LeaseGrant, MessageKind::Gradients,
                            MessageKind::Values, MessageKind::CatchUpRequest, MessageKind::CenterDelta,

@@ -10,6 +10,8 @@ engine::CodecKnobs parsePoint(const std::string &name) {
     engine::CodecKnobs k;
     if (name == "mixed")
         return parsePoint("fp16/fp16/int8");
+    if (name == "mixed+zstd")
+        return parsePoint("fp16/fp16/int8+zstd");
     const auto a = name.find('/');
     if (a == std::string::npos) {
         k.gradients = k.values = k.center = engine::parseCodec(name);

@@ -9,7 +9,7 @@ namespace synaptic::ui {
 namespace {
 // What the panel offers; a config may name another top-k fraction, which
 // is added to its box.
-const QStringList kChoices{"fp32", "fp16", "int8", "topk:0.01", "topk:0.1"};
+const QStringList kChoices{"fp32", "fp16", "fp16+zstd", "int8", "int8+zstd", "topk:0.01", "topk:0.1"};
 } // namespace
 
 CodecPanel::CodecPanel(const engine::CodecKnobs &codecs, QWidget *parent) : QWidget(parent) {
@@ -31,13 +31,7 @@ CodecPanel::CodecPanel(const engine::CodecKnobs &codecs, QWidget *parent) : QWid
         box->setCurrentText(name);
         box->setToolTip(tips[k]);
         connect(box, &QComboBox::textActivated, this, [this, k](const QString &text) {
-            const engine::CodecSpec spec = engine::parseCodec(text.toStdString());
-            engine::SimCommand c;
-            c.kind = engine::SimCommand::Kind::SetCodec;
-            c.region = k;
-            c.shard = int(spec.codec);
-            c.value = spec.topkFraction;
-            Q_EMIT commandRequested(c);
+            Q_EMIT commandRequested(engine::setCodecCommand(k, engine::parseCodec(text.toStdString())));
         });
         m_boxes[std::size_t(k)] = box;
         form->addRow(labels[k], box);

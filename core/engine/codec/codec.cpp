@@ -1,5 +1,7 @@
 #include "codec.h"
 
+#include "zstd_frame.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -17,6 +19,13 @@ at::Tensor chunked(const at::Tensor &flat) {
     auto padded = at::zeros({chunks * kInt8Chunk}, flat.options());
     padded.slice(0, 0, n).copy_(flat);
     return padded.view({chunks, kInt8Chunk});
+}
+
+// The zstd frame of `values`' bytes (CPU, contiguous, as the wire lays them out).
+std::shared_ptr<const std::string> packValues(const at::Tensor &values) {
+    const auto cpu = values.to(at::kCPU).contiguous();
+    return std::make_shared<const std::string>(
+        zstdPack(cpu.data_ptr(), std::size_t(cpu.numel()) * std::size_t(cpu.element_size())));
 }
 
 } // namespace
@@ -64,8 +73,11 @@ Coded encode(const at::Tensor &flat, const CodecSpec &spec) {
         break;
     }
     }
+    if (spec.zstd)
+        c.packed = packValues(c.values);
     return c;
 }
+
 
 at::Tensor decode(const Coded &c) {
     switch (c.codec) {
@@ -93,7 +105,8 @@ std::uint64_t payloadBytes(const Coded &c) {
     auto bytes = [](const at::Tensor &t) {
         return t.defined() ? std::uint64_t(t.numel()) * std::uint64_t(t.element_size()) : 0;
     };
-    return bytes(c.values) + bytes(c.scales) + bytes(c.indices);
+    const std::uint64_t values = c.packed ? std::uint64_t(c.packed->size()) : bytes(c.values);
+    return values + bytes(c.scales) + bytes(c.indices);
 }
 
 } // namespace synaptic::engine

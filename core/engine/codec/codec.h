@@ -5,6 +5,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
 
 namespace synaptic::engine {
 
@@ -15,21 +17,24 @@ inline constexpr std::int64_t kInt8Chunk = 256;
 // A tensor as the codec puts it on the wire. For Fp32 `values` is the
 // tensor itself; otherwise `values` is fp16 (Fp16), int8 (Int8) or the kept
 // fp32 values (TopK), `scales` the int8 chunk scales, `indices` the TopK
-// positions (int32, ascending), and `numel` the decoded length.
+// positions (int32, ascending), and `numel` the decoded length. With the
+// spec's zstd stage, `packed` is the zstd frame of the values' bytes: what
+// the wire carries in their place (the values stay, for decoding here).
 struct Coded {
     Codec codec = Codec::Fp32;
     std::int64_t numel = 0;
     at::Tensor values;
     at::Tensor scales;
     at::Tensor indices;
+    std::shared_ptr<const std::string> packed;
 };
 
 // Encodes a 1-D fp32 tensor (any device; the result is on the same device).
 Coded encode(const at::Tensor &flat, const CodecSpec &spec);
 // The fp32 tensor `coded` stands for (zeros where TopK left elements out).
 at::Tensor decode(const Coded &coded);
-// What the codec's payload takes on the wire in bytes (values, scales,
-// indices), without the protobuf framing around it.
+// What the codec's payload takes on the wire in bytes (values, or their zstd
+// frame when packed; scales; indices), without the protobuf framing around it.
 std::uint64_t payloadBytes(const Coded &coded);
 
 } // namespace synaptic::engine

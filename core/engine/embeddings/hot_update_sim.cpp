@@ -62,6 +62,10 @@ public:
             throw ConfigError(m_o.valuesCodec ? "values codec" : "codecs.values",
                               "top-k cannot carry embedding row values (a publish sends whole rows, not a delta): "
                               "use fp32, fp16 or int8");
+        // Row values are charged per value (row_delta.cpp), not as a frame.
+        if (m_valuesCodec.zstd)
+            throw ConfigError(m_o.valuesCodec ? "values codec" : "codecs.values",
+                              "the zstd stage is not built for embedding row values: use fp32, fp16 or int8");
     }
 
     HotUpdateResult run(const HotUpdateHooks &hooks);

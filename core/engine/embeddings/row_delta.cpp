@@ -42,6 +42,9 @@ std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec) {
     if (spec.codec == Codec::TopK)
         throw std::invalid_argument("codecs.values: top-k cannot carry embedding row values (a publish sends whole "
                                     "rows, not a delta): use fp32, fp16 or int8");
+    if (spec.zstd)
+        throw std::invalid_argument("codecs.values: the zstd stage is not built for embedding row values (they are "
+                                    "charged per value): use fp32, fp16 or int8");
     if (spec.codec == Codec::Fp32 || !delta.values.defined() || delta.values.numel() == 0)
         return delta.wireBytes();
     if (spec.codec == Codec::Fp16) {

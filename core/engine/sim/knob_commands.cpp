@@ -55,11 +55,9 @@ std::string applyKnobCommand(ClusterConfig &config, const SimCommand &c) {
     case K::SetCodec: {
         if (c.region < 0 || c.region > 2)
             return "the traffic class must be gradients, values or center";
-        if (c.shard < 0 || c.shard > int(Codec::TopK))
-            return "unknown codec";
-        if (Codec(c.shard) == Codec::TopK && !(c.value > 0 && c.value <= 1))
-            return "the top-k fraction must be in (0, 1]";
-        CodecSpec spec{Codec(c.shard), Codec(c.shard) == Codec::TopK ? c.value : CodecSpec{}.topkFraction};
+        CodecSpec spec;
+        if (const std::string why = codecOfCommand(c, spec); !why.empty())
+            return why;
         CodecSpec &target = c.region == 0 ? config.codecs.gradients : c.region == 1 ? config.codecs.values
                                                                                     : config.codecs.center;
         target = spec;

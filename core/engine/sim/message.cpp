@@ -36,15 +36,21 @@ void setCoded(at::Tensor &field, TensorCoding &coding, Coded coded) {
     coding.numel = coded.numel;
     coding.scales = std::move(coded.scales);
     coding.indices = std::move(coded.indices);
-    if (coding.codec == Codec::Fp32)
+    coding.packed = std::move(coded.packed);
+    if (coding.codec == Codec::Fp32) // travels as a plain tensor
         coding = TensorCoding{};
+}
+
+Coded codedOf(const at::Tensor &field, const TensorCoding &coding) {
+    if (coding.codec == Codec::Fp32)
+        return Coded{Codec::Fp32, field.defined() ? field.numel() : 0, field, {}, {}, nullptr};
+    return Coded{coding.codec, coding.numel, field, coding.scales, coding.indices, coding.packed};
 }
 
 namespace {
 void decodeField(at::Tensor &field, TensorCoding &coding) {
-    if (coding.codec == Codec::Fp32)
-        return;
-    field = decode(Coded{coding.codec, coding.numel, field, coding.scales, coding.indices});
+    if (coding.codec != Codec::Fp32)
+        field = decode(codedOf(field, coding));
     coding = TensorCoding{};
 }
 } // namespace

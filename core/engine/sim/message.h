@@ -53,6 +53,7 @@ struct TensorCoding {
     std::int64_t numel = 0;
     at::Tensor scales;
     at::Tensor indices;
+    std::shared_ptr<const std::string> packed; // the zstd frame the wire carries for the values (Coded::packed)
 };
 
 // One shard's entry in a message.
@@ -122,6 +123,8 @@ struct Message {
 
 // Puts `coded` into a tensor field and its coding.
 void setCoded(at::Tensor &field, TensorCoding &coding, Coded coded);
+// The Coded a field stands for (its values, scales, indices and frame).
+Coded codedOf(const at::Tensor &field, const TensorCoding &coding);
 // Replaces every coded tensor field of `m` with the fp32 tensor it stands
 // for (what a receiver's transport does before the node sees it).
 void decodePayloads(Message &m);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace synaptic::engine {
@@ -87,10 +88,10 @@ std::string SimCommand::describe() const {
     case Kind::HealRegion:
         return s + " region " + std::to_string(region);
     case Kind::SetCodec: {
-        const bool known = region >= 0 && region < 3 && shard >= 0 && shard <= int(Codec::TopK);
-        if (!known)
+        CodecSpec spec;
+        if (region < 0 || region >= 3 || !codecOfCommand(*this, spec).empty())
             return s + " (invalid)";
-        return s + " " + kCodecTrafficClasses[region] + " " + codecName(CodecSpec{Codec(shard), value});
+        return s + " " + kCodecTrafficClasses[region] + " " + codecName(spec);
     }
     case Kind::SetConfidenceThreshold: {
         char buf[32];
@@ -99,6 +100,38 @@ std::string SimCommand::describe() const {
     }
     }
     return s;
+}
+
+SimCommand setCodecCommand(int trafficClass, const CodecSpec &spec) {
+    SimCommand c;
+    c.kind = SimCommand::Kind::SetCodec;
+    c.region = trafficClass;
+    c.shard = int(spec.codec) | (spec.zstd ? kCodecZstdFlag : 0);
+    c.value = spec.topkFraction;
+    return c;
+}
+
+std::string codecOfCommand(const SimCommand &c, CodecSpec &spec) {
+    const int codec = c.shard & ~kCodecZstdFlag;
+    if (c.shard < 0 || codec > int(Codec::TopK)) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "set_codec: unknown codec %#x (shard: a Codec, | %#x for zstd)", unsigned(c.shard),
+                      unsigned(kCodecZstdFlag));
+        return buf;
+    }
+    spec = CodecSpec{};
+    spec.codec = Codec(codec);
+    if (spec.codec == Codec::TopK) {
+        if (!(c.value > 0 && c.value <= 1))
+            return "the top-k fraction must be in (0, 1]";
+        spec.topkFraction = c.value;
+    }
+    if (c.shard & kCodecZstdFlag) {
+        if (const std::string why = zstdRefusal(spec); !why.empty())
+            return "set_codec: " + why;
+        spec.zstd = true;
+    }
+    return "";
 }
 
 std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::string &source,
@@ -226,9 +259,9 @@ std::vector<SimCommand> parseCommands(const std::string &jsonText, const std::st
             if (!c.contains("codec") || !c.at("codec").is_string())
                 fail("codec", "must be a string such as \"int8\"");
             try {
-                const CodecSpec spec = parseCodec(c.at("codec").get<std::string>());
-                cmd.shard = int(spec.codec);
-                cmd.value = spec.topkFraction;
+                const SimCommand named = setCodecCommand(cmd.region, parseCodec(c.at("codec").get<std::string>()));
+                cmd.shard = named.shard;
+                cmd.value = named.value;
             } catch (const std::invalid_argument &e) {
                 fail("codec", e.what());
             }

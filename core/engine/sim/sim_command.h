@@ -2,6 +2,8 @@
 
 #include "link.h"
 
+#include "core/engine/codec/codec_spec.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,7 +32,7 @@ struct SimCommand {
         HealRegion,           // region
         SetConfidenceThreshold, // value in [0, 1]; node = edge for a per-edge override, -1 = every edge
         SetReleaseCadence,    // value = center syncs between edge-image releases (>= 1)
-        SetCodec,             // region = traffic class (codecTrafficClasses), shard = Codec, value = top-k fraction
+        SetCodec,             // region = traffic class (codecTrafficClasses), codec: setCodecCommand
         // Faults (issue 15 §2).
         PartitionOneWay,      // node -> nodeB goes down; nodeB -> node stays up (heal: HealLink)
         SetClockSkew,         // node (edge index): its lease timers run `value` seconds behind
@@ -56,6 +58,14 @@ struct ClusterConfig;
 
 // SetCodec's traffic classes, by index: "gradients", "values", "center".
 inline constexpr const char *kCodecTrafficClasses[] = {"gradients", "values", "center"};
+
+// SetCodec names its codec in `shard` (the Codec, plus kCodecZstdFlag for a
+// zstd stage) and `value` (the top-k fraction): the command's fields, so a
+// recording or a live command carries it without a field of its own.
+inline constexpr int kCodecZstdFlag = 0x100;
+SimCommand setCodecCommand(int trafficClass, const CodecSpec &spec);
+// The codec a SetCodec command names, or why it names none ("" if it does).
+std::string codecOfCommand(const SimCommand &c, CodecSpec &spec);
 
 // Reads a JSON array of commands, e.g.
 //   [{"at": 2.5, "command": "move_shard", "shard": 3, "region": "eu", "to": "eu-2"},

@@ -33,7 +33,8 @@ std::uint64_t doubleField(double v) {
 // A length-delimited field (submessage, bytes, packed repeated) of `size` bytes.
 std::uint64_t delimited(std::uint64_t size) { return 1 + varint(size) + size; }
 
-std::uint64_t tensorSize(const at::Tensor &t) {
+// `packed`: the zstd frame that stands in for the data (then compression = 8).
+std::uint64_t tensorSize(const at::Tensor &t, const std::string *packed = nullptr) {
     std::uint64_t n = 2; // dtype: every dtype we send has a non-zero enum value
     const auto dims = t.sizes();
     std::uint64_t shape = 0;
@@ -41,15 +42,18 @@ std::uint64_t tensorSize(const at::Tensor &t) {
         shape += varint(std::uint64_t(d));
     if (!dims.empty())
         n += delimited(shape);
-    const std::uint64_t data = std::uint64_t(t.numel()) * wireElementBytes(t);
+    const std::uint64_t data = packed ? std::uint64_t(packed->size()) : std::uint64_t(t.numel()) * wireElementBytes(t);
     if (data > 0)
         n += delimited(data);
+    if (packed)
+        n += 2; // compression = ZSTD
     return n;
 }
 std::uint64_t tensorField(const at::Tensor &t) { return t.defined() ? delimited(tensorSize(t)) : 0; }
 
-// A coded tensor (issue 14): the codec's values as the tensor, then
-// codec = 4, numel = 5, scales = 6 (fp32 bytes), indices = 7 (int32 bytes).
+// A coded tensor (issue 14): the codec's values as the tensor (or their zstd
+// frame as its data), then codec = 4, numel = 5, scales = 6 (fp32 bytes),
+// indices = 7 (int32 bytes), compression = 8.
 std::uint64_t bytesField(const at::Tensor &t) {
     const std::uint64_t n = t.defined() ? std::uint64_t(t.numel()) * wireElementBytes(t) : 0;
     return n == 0 ? 0 : delimited(n);
@@ -59,7 +63,7 @@ std::uint64_t tensorField(const at::Tensor &t, const TensorCoding &c) {
         return 0;
     if (c.codec == Codec::Fp32)
         return tensorField(t);
-    const std::uint64_t size = tensorSize(t) + 2 /* codec */ + uint64Field(std::uint64_t(c.numel)) +
+    const std::uint64_t size = tensorSize(t, c.packed.get()) + 2 /* codec */ + uint64Field(std::uint64_t(c.numel)) +
                                bytesField(c.scales) + bytesField(c.indices);
     return delimited(size);
 }
@@ -119,29 +123,14 @@ std::uint64_t encodedSize(const Message &m) {
     return n;
 }
 
-namespace {
-// A tensor field as the codec put it: payloadBytes counts it (values,
-// int8 scales, top-k indices).
-Coded codedView(const at::Tensor &t, const TensorCoding &c) {
-    Coded view;
-    view.codec = c.codec;
-    view.values = t;
-    if (c.codec != Codec::Fp32) {
-        view.scales = c.scales;
-        view.indices = c.indices;
-    }
-    return view;
-}
-} // namespace
-
 std::uint64_t tensorPayloadBytes(const Message &m) {
-    std::uint64_t n = payloadBytes(codedView(m.tensor, m.tensorCoding));
+    std::uint64_t n = payloadBytes(codedOf(m.tensor, m.tensorCoding));
     for (const auto &s : m.shards)
-        n += payloadBytes(codedView(s.data, s.coding));
+        n += payloadBytes(codedOf(s.data, s.coding));
     return n;
 }
 
-std::uint64_t batchNormBytes(const Message &m) { return payloadBytes(codedView(m.buffers, TensorCoding{})); }
+std::uint64_t batchNormBytes(const Message &m) { return payloadBytes(codedOf(m.buffers, TensorCoding{})); }
 
 std::uint64_t tensorElements(const Message &m) {
     auto elements = [](const at::Tensor &t, const TensorCoding &c) -> std::uint64_t {

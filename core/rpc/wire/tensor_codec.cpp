@@ -1,5 +1,7 @@
 #include "tensor_codec.h"
 
+#include "core/engine/codec/zstd_frame.h"
+
 #include <ATen/ATen.h>
 
 #include <bit>
@@ -46,9 +48,9 @@ void encodeTensor(const at::Tensor &t, v1::Tensor *out) {
         out->set_data(static_cast<const char *>(cpu.data_ptr()), bytes);
 }
 
-at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool finite) {
-    const auto type = scalarOf(t.dtype(), field);
-    std::vector<std::int64_t> shape;
+namespace {
+
+std::uint64_t elementsOf(const v1::Tensor &t, const std::string &field, std::vector<std::int64_t> *shape) {
     std::uint64_t numel = 1;
     for (auto d : t.shape()) {
         if (d < 0)
@@ -56,18 +58,37 @@ at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool fini
         if (d > 0 && numel > std::numeric_limits<std::uint64_t>::max() / std::uint64_t(d) / 8)
             throw WireError(field + ": shape too large");
         numel *= std::uint64_t(d);
-        shape.push_back(d);
+        if (shape)
+            shape->push_back(d);
     }
+    return numel;
+}
+
+// The tensor `t` describes, its raw bytes in `data` (t.data(), or what its
+// zstd frame holds).
+at::Tensor tensorFromBytes(const v1::Tensor &t, const std::string &data, const std::string &field, bool finite) {
+    const auto type = scalarOf(t.dtype(), field);
+    std::vector<std::int64_t> shape;
+    const std::uint64_t numel = elementsOf(t, field, &shape);
     const std::uint64_t elementBytes = at::elementSize(type);
-    if (std::uint64_t(t.data().size()) != numel * elementBytes)
-        throw WireError(field + ": " + std::to_string(t.data().size()) + " bytes of data for a shape of " +
+    if (std::uint64_t(data.size()) != numel * elementBytes)
+        throw WireError(field + ": " + std::to_string(data.size()) + " bytes of data for a shape of " +
                         std::to_string(numel) + " elements of " + std::to_string(elementBytes) + " bytes");
     auto out = at::empty(shape, at::TensorOptions().dtype(type));
     if (numel > 0)
-        std::memcpy(out.data_ptr(), t.data().data(), t.data().size());
+        std::memcpy(out.data_ptr(), data.data(), data.size());
     if (finite && at::isFloatingType(type) && numel > 0 && !at::isfinite(out).all().item<bool>())
         throw WireError(field + ": NaN or Inf values");
     return out;
+}
+
+} // namespace
+
+at::Tensor decodeTensor(const v1::Tensor &t, const std::string &field, bool finite) {
+    if (t.compression() != v1::Tensor::NONE)
+        throw WireError(field + ".compression: " + v1::Tensor::Compression_Name(t.compression()) +
+                        " (" + std::to_string(int(t.compression())) + ") on a plain tensor, which travels uncompressed");
+    return tensorFromBytes(t, t.data(), field, finite);
 }
 
 namespace {
@@ -92,8 +113,50 @@ void putRaw(const at::Tensor &t, std::string *out) {
 
 } // namespace
 
+namespace {
+
+// A coded tensor's values, out of their zstd frame if they came in one. The
+// frame may only hold what dtype and shape call for, and the shape no more
+// elements than numel (itself bounded): a small frame cannot make the
+// receiver allocate more than a plain tensor of that size would.
+at::Tensor codedValues(const v1::Tensor &t, std::int64_t numel, const std::string &field) {
+    switch (t.compression()) {
+    case v1::Tensor::NONE: return tensorFromBytes(t, t.data(), field, true);
+    case v1::Tensor::ZSTD: {
+        const auto type = scalarOf(t.dtype(), field);
+        std::vector<std::int64_t> shape;
+        const std::uint64_t elements = elementsOf(t, field, &shape);
+        if (elements > std::uint64_t(numel))
+            throw WireError(field + ": a shape of " + std::to_string(elements) + " coded values for numel " +
+                            std::to_string(numel));
+        auto out = at::empty(shape, at::TensorOptions().dtype(type));
+        try {
+            engine::zstdUnpack(t.data(), out.data_ptr(), elements * at::elementSize(type));
+        } catch (const std::invalid_argument &e) {
+            throw WireError(field + ".data: " + e.what());
+        }
+        if (at::isFloatingType(type) && elements > 0 && !at::isfinite(out).all().item<bool>())
+            throw WireError(field + ": NaN or Inf values");
+        return out;
+    }
+    default: throw WireError(field + ".compression: unknown compression " + std::to_string(int(t.compression())));
+    }
+}
+
+} // namespace
+
 void encodeCodedTensor(const at::Tensor &values, const engine::TensorCoding &coding, v1::Tensor *out) {
-    encodeTensor(values, out);
+    if (coding.packed) {
+        // The values' zstd frame goes in their place: dtype and shape say
+        // what it holds (no copy of the raw values is made).
+        out->set_dtype(dtypeOf(values.scalar_type()));
+        for (auto d : values.sizes())
+            out->add_shape(d);
+        out->set_data(*coding.packed);
+        out->set_compression(v1::Tensor::ZSTD);
+    } else {
+        encodeTensor(values, out);
+    }
     switch (coding.codec) {
     case engine::Codec::Fp32: return;
     case engine::Codec::Fp16: out->set_codec(v1::Tensor::FP16); break;
@@ -134,7 +197,7 @@ at::Tensor decodeCodedTensor(const v1::Tensor &t, const std::string &field) {
         break;
     default: throw WireError(field + ".codec: unknown codec " + std::to_string(int(t.codec())));
     }
-    c.values = decodeTensor(t, field, true);
+    c.values = codedValues(t, c.numel, field);
     if (c.values.dim() != 1)
         throw WireError(field + ": coded values must be one-dimensional");
     if (c.codec != engine::Codec::TopK && c.values.numel() != c.numel)
