@@ -33,6 +33,7 @@
 #include "strategies_bench/stored_runs.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/codec/zstd_frame.h"
 #include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
@@ -295,6 +296,8 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
             {"goals", goalsJson},
             {"skipped_goals", skipped},
             {"benchmark", {{"command", o.commandLine},
+                           // +zstd frame sizes, and so link times, follow it (README, codecs)
+                           {"zstd_version", engine::zstdVersion()},
                            {"plain_loop_samples_per_second", plain.empty() ? json(nullptr) : json(median(plain))},
                            {"plain_loop_runs", plain},
                            {"engine_cost", perStrategy}}},

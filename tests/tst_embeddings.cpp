@@ -196,7 +196,13 @@ private Q_SLOTS:
         }
         // So is a zstd stage: rows are charged per value, and a codec named
         // but not applied would label the figures wrongly.
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, codeRowValues(asTopK, parseCodec("int8+zstd")));
+        RowDelta asZstd = delta;
+        try {
+            codeRowValues(asZstd, parseCodec("int8+zstd"));
+            QFAIL("the row coder took a zstd stage");
+        } catch (const std::invalid_argument &e) {
+            QVERIFY2(QString(e.what()).contains("zstd stage"), e.what());
+        }
         config.codecs.values = parseCodec("int8+zstd");
         try {
             runHotUpdateScenario(config, smallCorpus(), o);

@@ -38,9 +38,11 @@ private Q_SLOTS:
         // A skippable frame "holds" 0 bytes whatever it carries.
         QTest::newRow("skippable frame") << "skippable" << "not a zstd frame";
         QTest::newRow("another size") << "size" << "holds 1000 bytes, the tensor needs 999";
-        QTest::newRow("truncated") << "truncated" << "truncated";
-        QTest::newRow("trailing bytes") << "trailing" << "followed by other bytes";
-        QTest::newRow("two frames") << "two" << "followed by other bytes";
+        QTest::newRow("truncated") << "truncated" << "truncated or corrupt";
+        QTest::newRow("trailing bytes") << "trailing" << "followed by 5 other bytes";
+        QTest::newRow("two frames") << "two" << "followed by";
+        // A block that does not decode (its type set to the reserved 3).
+        QTest::newRow("reserved block type") << "block" << "truncated or corrupt";
         QTest::newRow("no content size") << "streamed" << "without its content size";
     }
     void badFramesAreRefused() {
@@ -64,6 +66,17 @@ private Q_SLOTS:
             frame += "extra";
         else if (problem == "two")
             frame += zstdPack(bytes.data(), 10);
+        else if (problem == "block") {
+            // Magic (4), frame header descriptor (1), then this frame's
+            // window/size fields; the first block header follows. Its bits
+            // 1-2 are the block type: 3 is reserved, never valid.
+            const auto descriptor = static_cast<unsigned char>(frame[4]);
+            const bool single = descriptor & 0x20;
+            const int sizeBytes[] = {single ? 1 : 0, 2, 4, 8};
+            const std::size_t header = 5 + (single ? 0 : 1) + std::size_t(sizeBytes[descriptor >> 6]) +
+                                       std::size_t((descriptor & 3) == 3 ? 4 : (descriptor & 3));
+            frame[header] = char(static_cast<unsigned char>(frame[header]) | 0x06);
+        }
         else if (problem == "streamed") {
             // A valid frame whose header leaves the size out, as a streaming
             // compressor writes it: the receiver could not bound it.

@@ -73,11 +73,10 @@ Coded encode(const at::Tensor &flat, const CodecSpec &spec) {
         break;
     }
     }
-    if (spec.zstd)
+    if (spec.zstd && spec.codec != Codec::Fp32) // fp32 travels as a plain tensor (zstdRefusal)
         c.packed = packValues(c.values);
     return c;
 }
-
 
 at::Tensor decode(const Coded &c) {
     switch (c.codec) {

@@ -1,6 +1,5 @@
 #include "zstd_frame.h"
 
-#include <cstring>
 #include <stdexcept>
 
 #ifdef SYNAPTIC_HAVE_ZSTD
@@ -17,7 +16,7 @@ std::string zstdPack(const void *data, std::size_t size) {
     std::string out(ZSTD_compressBound(size), '\0');
     const std::size_t n = ZSTD_compress(out.data(), out.size(), data, size, kZstdLevel);
     if (ZSTD_isError(n))
-        throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+        throw std::runtime_error("zstd could not pack " + std::to_string(size) + " bytes: " + ZSTD_getErrorName(n));
     out.resize(n);
     return out;
 }
@@ -25,10 +24,10 @@ std::string zstdPack(const void *data, std::size_t size) {
 void zstdUnpack(const std::string &frame, void *out, std::uint64_t size) {
     // Only a standard frame: a skippable one "holds" 0 bytes however long it
     // is, and legacy formats would reach old decoders.
-    std::uint32_t magic = 0;
-    if (frame.size() >= sizeof magic)
-        std::memcpy(&magic, frame.data(), sizeof magic); // little-endian hosts only (tensor_codec.cpp asserts it)
-    if (magic != ZSTD_MAGICNUMBER)
+    std::uint32_t magic = 0; // little-endian on the wire, whatever the host
+    for (std::size_t i = 0; i < 4 && i < frame.size(); ++i)
+        magic |= std::uint32_t(static_cast<unsigned char>(frame[i])) << (8 * i);
+    if (frame.size() < 4 || magic != ZSTD_MAGICNUMBER)
         throw std::invalid_argument("not a zstd frame");
     const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
     if (declared == ZSTD_CONTENTSIZE_ERROR)
@@ -40,8 +39,11 @@ void zstdUnpack(const std::string &frame, void *out, std::uint64_t size) {
                                     std::to_string(size));
     // Exactly one frame: bytes after it would ride along unread.
     const std::size_t frameSize = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
-    if (ZSTD_isError(frameSize) || frameSize != frame.size())
-        throw std::invalid_argument("zstd frame is truncated or followed by other bytes");
+    if (ZSTD_isError(frameSize))
+        throw std::invalid_argument(std::string("zstd frame is truncated or corrupt: ") + ZSTD_getErrorName(frameSize));
+    if (frameSize != frame.size())
+        throw std::invalid_argument("zstd frame is followed by " + std::to_string(frame.size() - frameSize) +
+                                    " other bytes");
     const std::size_t n = ZSTD_decompress(out, std::size_t(size), frame.data(), frame.size());
     if (ZSTD_isError(n))
         throw std::invalid_argument(std::string("zstd frame is corrupt: ") + ZSTD_getErrorName(n));

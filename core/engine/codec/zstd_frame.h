@@ -26,8 +26,10 @@ std::string zstdPack(const void *data, std::size_t size);
 // Unpacks one frame holding exactly `size` bytes into `out` (which has room
 // for them). Throws std::invalid_argument saying what is wrong (not a zstd
 // frame: skippable and legacy ones included; no content size or another in
-// its header; truncated, corrupt or followed by other bytes). Only a
-// corrupt frame is found while writing: `out` may then hold a part.
+// its header; truncated, or followed by other bytes; a block that does not
+// decode, found while writing: `out` may then hold a part). Frames carry no
+// checksum (the transport has its own), so a flipped bit inside a block may
+// decode to other bytes without an error.
 void zstdUnpack(const std::string &frame, void *out, std::uint64_t size);
 // The libzstd version this build runs ("1.5.4"): frame sizes follow it.
 std::string zstdVersion();

@@ -3,6 +3,7 @@
 #include "center_log.h"
 #include "embedding_edge.h"
 #include "embedding_owner.h"
+#include "row_delta.h"
 #include "row_presence.h"
 
 #include "core/data/data_error.h"
@@ -58,14 +59,8 @@ public:
             m_o.centerSyncWindows = std::max(1, config.knobs.centerSyncWindows);
         m_lagBound = m_o.lagBound;
         m_valuesCodec = m_o.valuesCodec.value_or(config.codecs.values);
-        if (m_valuesCodec.codec == Codec::TopK)
-            throw ConfigError(m_o.valuesCodec ? "values codec" : "codecs.values",
-                              "top-k cannot carry embedding row values (a publish sends whole rows, not a delta): "
-                              "use fp32, fp16 or int8");
-        // Row values are charged per value (row_delta.cpp), not as a frame.
-        if (m_valuesCodec.zstd)
-            throw ConfigError(m_o.valuesCodec ? "values codec" : "codecs.values",
-                              "the zstd stage is not built for embedding row values: use fp32, fp16 or int8");
+        if (const std::string why = rowValuesCodecRefusal(m_valuesCodec); !why.empty())
+            throw ConfigError(m_o.valuesCodec ? "values codec" : "codecs.values", why);
     }
 
     HotUpdateResult run(const HotUpdateHooks &hooks);

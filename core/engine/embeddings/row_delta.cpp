@@ -38,13 +38,19 @@ std::uint64_t RowDelta::wireBytes() const {
     return keyBytes() + values4;
 }
 
-std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec) {
+std::string rowValuesCodecRefusal(const CodecSpec &spec) {
     if (spec.codec == Codec::TopK)
-        throw std::invalid_argument("codecs.values: top-k cannot carry embedding row values (a publish sends whole "
-                                    "rows, not a delta): use fp32, fp16 or int8");
+        return "top-k cannot carry embedding row values (a publish sends whole rows, not a delta): use fp32, fp16 "
+               "or int8";
     if (spec.zstd)
-        throw std::invalid_argument("codecs.values: the zstd stage is not built for embedding row values (they are "
-                                    "charged per value): use fp32, fp16 or int8");
+        return "the zstd stage is not built for embedding row values (they are charged per value): use fp32, fp16 "
+               "or int8";
+    return "";
+}
+
+std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec) {
+    if (const std::string why = rowValuesCodecRefusal(spec); !why.empty())
+        throw std::invalid_argument("codecs.values: " + why);
     if (spec.codec == Codec::Fp32 || !delta.values.defined() || delta.values.numel() == 0)
         return delta.wireBytes();
     if (spec.codec == Codec::Fp16) {

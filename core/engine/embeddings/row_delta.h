@@ -40,9 +40,13 @@ struct RowDelta {
 // and int8 replace `values` by what the receiver decodes, and the bytes are
 // keyBytes() plus the coded values. int8 keeps one fp32 scale per row
 // (issue 14's tensors use one per 256 values; here a chunk would span
-// unrelated rows). Top-k is refused (std::invalid_argument): a publish
+// unrelated rows). Top-k and a zstd stage are refused (std::invalid_argument,
+// rowValuesCodecRefusal): a publish
 // carries whole row values, not a delta whose small elements may wait.
 std::uint64_t codeRowValues(RowDelta &delta, const CodecSpec &spec);
+// Why `spec` cannot carry row values ("" if it can): top-k would leave parts
+// of rows behind, and a zstd stage is not built for them.
+std::string rowValuesCodecRefusal(const CodecSpec &spec);
 // Bytes per value of a `rowWidth`-wide row under `spec` (fp32 4, fp16 2,
 // int8 1 plus its row's scale), for the whole-shard baseline to ship under
 // the same codec as the messages it is compared with.

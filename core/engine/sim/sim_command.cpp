@@ -123,7 +123,7 @@ std::string codecOfCommand(const SimCommand &c, CodecSpec &spec) {
     spec.codec = Codec(codec);
     if (spec.codec == Codec::TopK) {
         if (!(c.value > 0 && c.value <= 1))
-            return "the top-k fraction must be in (0, 1]";
+            return "set_codec: the top-k fraction must be in (0, 1]";
         spec.topkFraction = c.value;
     }
     if (c.shard & kCodecZstdFlag) {
