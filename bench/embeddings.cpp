@@ -21,6 +21,7 @@
 
 #include "core/data/data_error.h"
 #include "core/data/fortune_corpus.h"
+#include "core/engine/allocator.h"
 #include "core/engine/config_error.h"
 #include "core/engine/embeddings/hot_update_report.h"
 #include "core/engine/embeddings/hot_update_sim.h"
@@ -87,6 +88,7 @@ json scoreJson(const LangIdScore &s, const data::TextCorpus &corpus) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
     for (int i = 0; i < argc; ++i)
         o.commandLine += (i ? " " : "") + std::string(argv[i]);

@@ -25,6 +25,7 @@
 #include "bench_progress.h"
 #include "faults_bench/fault_catalog.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/audit/invariants.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
@@ -178,6 +179,7 @@ json violationsJson(const std::vector<Violation> &v) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
     for (int i = 0; i < argc; ++i)
         o.commandLine += (i ? " " : "") + std::string(argv[i]);

@@ -17,6 +17,7 @@
 // capacity scan; --quiet: none), the figures to stdout.
 #include "bench_progress.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/inference/load_scan.h"
 #include "core/engine/inference/serve_runner.h"
 #include "core/engine/train_report.h"
@@ -161,6 +162,7 @@ std::string capacityText(const engine::Capacity &c) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
     if (!parse(argc, argv, o))
         return 2;

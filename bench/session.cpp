@@ -29,6 +29,7 @@
 // start. The figures go to stdout.
 #include "bench_progress.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -429,6 +430,7 @@ void printSeeks(const Seeks &s, const Options &o, const char *routingCheck) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
     if (!parse(argc, argv, o))
         return 2;

@@ -33,6 +33,7 @@
 #include "strategies_bench/stored_runs.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/allocator.h"
 #include "core/engine/codec/zstd_frame.h"
 #include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"
@@ -343,6 +344,7 @@ int judgeStored(Options o) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
     if (!parse(argc, argv, o))
         return 2;

@@ -9,6 +9,7 @@
 // (--quiet: none); the figures go to stdout.
 #include "bench_progress.h"
 #include "core/data/fashion_mnist.h"
+#include "core/engine/allocator.h"
 #include "core/engine/model.h"
 #include "core/engine/tensor_data.h"
 #include "core/engine/train_report.h"
@@ -105,6 +106,7 @@ bool parse(int argc, char **argv, Options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
     if (!parse(argc, argv, o)) {
         std::fprintf(stderr, "usage: train_throughput [--samples N] [--batch N] [--threads N] [--rounds N] [--json FILE] "

@@ -18,6 +18,7 @@
 #include "bench_progress.h"
 #include "ui_feed.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/synapse/shard_planner.h"
 #include "ui/charts/time_series_chart.h"
@@ -104,6 +105,7 @@ QJsonObject latencyJson(const std::vector<double> &late) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);

@@ -3,6 +3,7 @@
 // with the center under lossy codecs, hands the shard to another edge of
 // its region, and the new owner holds exactly what the old one did, in the
 // simulator's message and after the live wire's encoding.
+#include "test_threads.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
@@ -11,7 +12,6 @@
 #include "core/rpc/wire/message_codec.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include <QTest>
 
@@ -25,7 +25,7 @@ class TestCodecHandoff : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         m_trainSet = data::loadFashionMnist(data::resolveDataDir(""), data::Split::Train, 2000);
         m_train = toTensors(m_trainSet, "cpu");
     }

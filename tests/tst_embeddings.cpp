@@ -1,6 +1,7 @@
 // Embedding shards and their hot updates (issue 16): sparse row merges,
 // row versions, owner-to-owner ordering, the lag bound (and a broken guard
 // the audit catches), the language-ID model and the task registry.
+#include "test_threads.h"
 #include "core/data/fortune_corpus.h"
 #include "core/engine/config_error.h"
 #include "core/engine/embeddings/center_log.h"
@@ -70,7 +71,7 @@ ShardPlan twoShardPlan(std::int64_t rows) {
 class TestEmbeddings : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { torch::set_num_threads(1); }
+    void initTestCase() { setTestThreads(1); }
 
     void aSparseMergeEqualsTheDenseOneOnTouchedRows() {
         torch::manual_seed(3);

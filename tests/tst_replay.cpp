@@ -3,6 +3,7 @@
 // model show that time's versions, scrubbing back rebuilds the views from
 // the start, and the record button writes a file the replay reads back;
 // the routing table's highlight thresholds stay live in a replay.
+#include "test_threads.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -18,7 +19,6 @@
 #include "ui/replay/replay_recording.h"
 #include "ui/replay/timeline_bar.h"
 
-#include <ATen/Parallel.h>
 
 #include <QAction>
 #include <QLabel>
@@ -78,7 +78,7 @@ class TestReplay : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         m_config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
         const SimData data = loadSimData(m_config, "cpu");
         m_path = m_dir.filePath("replay.synrec");

@@ -2,6 +2,7 @@
 // starts from a keyframe leaves every view as a feed of the run from its
 // start does, and feeds far fewer events; and a recording opens off the GUI
 // thread, cancellably. Real recordings of a simulated cluster throughout.
+#include "test_threads.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -19,7 +20,6 @@
 #include "ui/replay/replay_recording.h"
 #include "ui/topology/topology_view.h"
 
-#include <ATen/Parallel.h>
 
 #include <QApplication>
 #include <QFile>
@@ -141,7 +141,7 @@ class TestReplaySeek : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         const ClusterConfig config =
             loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
         const SimData data = loadSimData(config, "cpu");

@@ -3,6 +3,7 @@
 // equals the one the engine emitted, seeks land on the state folded from the
 // stream, and rerunning from the recording reproduces every event and metric
 // bit for bit.
+#include "test_threads.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/cluster_config_json.h"
 #include "core/engine/sim/sim_runner.h"
@@ -12,7 +13,6 @@
 #include "core/session/session_recorder.h"
 #include "core/session/session_rerun.h"
 
-#include <ATen/Parallel.h>
 
 #include <QTemporaryDir>
 #include "events_of.h"
@@ -60,7 +60,7 @@ class TestSessionRecording : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        at::set_num_threads(2);
+        setTestThreads();
         m_config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
         // Serving on (issue 6): its events and its config travel in the file too.
         m_config.serving.requestRate = 30;

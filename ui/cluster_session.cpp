@@ -1,6 +1,7 @@
 #include "cluster_session.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/allocator.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
 #include "core/engine/tensor_data.h"
@@ -107,6 +108,9 @@ void ClusterSession::start() {
             std::lock_guard lock(m_mutex);
             m_error = e.what();
         }
+        // The data and the run's step buffers are freed: give the pages
+        // back while the window sits idle (core/engine/allocator.h).
+        engine::releaseFreedTensorMemory();
         m_done = true;
     });
 }

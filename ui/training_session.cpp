@@ -1,5 +1,6 @@
 #include "training_session.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/trainer.h"
 
 #include <QLoggingCategory>
@@ -63,6 +64,7 @@ void TrainingSession::start() {
             // Nothing may escape a std::thread: it would call std::terminate.
             reportFailure(QStringLiteral("unknown error in the training engine"));
         }
+        engine::releaseFreedTensorMemory(); // the step buffers (core/engine/allocator.h)
     });
 }
 

@@ -2,6 +2,7 @@
 // window, connect it (DESIGN.md §2).
 #include "gui_options.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/sim/config_search.h"
 
 #include "ui/control_plane_window.h"
@@ -77,6 +78,7 @@ bool offerLangIdWithoutFashionMnist(synaptic::app::GuiOptions &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Synaptic");
     QApplication::setApplicationName("Synaptic");

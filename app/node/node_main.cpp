@@ -10,6 +10,7 @@
 #endif
 
 #include "core/data/data_error.h"
+#include "core/engine/allocator.h"
 #include "core/engine/console_progress.h"
 #include "core/engine/device.h"
 #include "core/engine/embeddings/hot_update_report.h"
@@ -151,6 +152,7 @@ int app::runSim(const app::NodeCommand &cmd, const engine::SimRunHooks &hooks) {
 }
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     app::NodeCommand cmd;
     try {
         cmd = app::parseNodeCommand(std::vector<std::string>(argv + 1, argv + argc));

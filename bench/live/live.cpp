@@ -15,6 +15,7 @@
 
 #include "../bench_progress.h"
 
+#include "core/engine/allocator.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/train_report.h"
@@ -121,6 +122,7 @@ json liveRun(const Options &o, int index, const std::function<void(double)> &wai
 } // namespace
 
 int main(int argc, char **argv) {
+    synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     if (argc >= 2 && std::string(argv[1]) == "--grpc-sink" && argc == 4)
         return bench::runGrpcSink(argv[2], argv[3]);
     if (argc >= 2 && std::string(argv[1]) == "--tcp-sink" && argc == 4)

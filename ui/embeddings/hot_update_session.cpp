@@ -1,6 +1,7 @@
 #include "hot_update_session.h"
 
 #include "core/data/fortune_corpus.h"
+#include "core/engine/allocator.h"
 
 #include <exception>
 
@@ -71,6 +72,7 @@ void HotUpdateSession::start(const engine::ClusterConfig &config, const engine::
             std::lock_guard lock(m_mutex);
             m_error = QStringLiteral("the scenario failed with an unknown error");
         }
+        engine::releaseFreedTensorMemory(); // the corpus and step buffers (core/engine/allocator.h)
     });
     m_drainTimer.start();
 }
