@@ -8,6 +8,7 @@
 #include "core/session/session_recorder.h"
 
 #include <cstdio>
+#include <optional>
 
 namespace synaptic::ui {
 
@@ -45,6 +46,15 @@ double ClusterSession::budgetFraction(double virtualSeconds, quint64 samples) co
     return -1;
 }
 
+namespace {
+// A run's data and the simulation that reads it, freed together.
+struct LoadedRun {
+    explicit LoadedRun(engine::SimData d) : data(std::move(d)) {}
+    engine::SimData data;
+    std::optional<engine::Simulation> sim; // declared after `data`: destroyed first
+};
+} // namespace
+
 void ClusterSession::start() {
     if (state() == State::Loading || state() == State::Running || state() == State::Paused)
         return;
@@ -64,7 +74,8 @@ void ClusterSession::start() {
         try {
             // The config's task's own loader (Fashion-MNIST's IDX files, or
             // the fortune files for a langid run opened from a recording).
-            const engine::SimData data = engine::loadSimData(config, "cpu");
+            auto run = std::make_shared<LoadedRun>(engine::loadSimData(config, "cpu"));
+            const engine::SimData &data = run->data;
             engine::SimOptions o;
             o.stepsPerEdge = steps;
             o.virtualSeconds = seconds > 0 ? seconds : (steps == 0 ? 1e12 : 0);
@@ -72,7 +83,10 @@ void ClusterSession::start() {
             o.evalEverySamples = evalEvery;
             o.queue = &m_queue;
             o.observer = [this](const engine::SimEvent &e) { recordEvent(e); };
-            auto sim = std::make_shared<engine::Simulation>(config, data.train, data.trainLabels, data.test, o);
+            run->sim.emplace(config, data.train, data.trainLabels, data.test, o);
+            // Shares ownership of the whole run: the data dies after the
+            // simulation that reads it, whichever thread lets go last.
+            const std::shared_ptr<engine::Simulation> sim(run, &*run->sim);
             {
                 std::lock_guard lock(m_mutex);
                 m_sim = sim;
@@ -108,9 +122,6 @@ void ClusterSession::start() {
             std::lock_guard lock(m_mutex);
             m_error = e.what();
         }
-        // The data and the run's step buffers are freed: give the pages
-        // back while the window sits idle (core/engine/allocator.h).
-        engine::releaseFreedTensorMemory();
         m_done = true;
     });
 }
@@ -193,6 +204,11 @@ void ClusterSession::drain() {
             m_sim.reset();
         }
         stopRecording(); // the run is over: the recording ends with it
+        // The last reference: the run's data, models and step buffers go,
+        // and their pages go back while the window sits idle
+        // (core/engine/allocator.h).
+        sim.reset();
+        engine::releaseFreedTensorMemory();
         if (!error.empty()) {
             setState(State::Failed);
             Q_EMIT failed(QString::fromStdString(error));

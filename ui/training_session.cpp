@@ -6,6 +6,7 @@
 #include <QLoggingCategory>
 
 #include <algorithm>
+#include <optional>
 
 Q_LOGGING_CATEGORY(lcTraining, "synaptic.ui.training")
 
@@ -51,20 +52,28 @@ void TrainingSession::start() {
     setState(State::Running);
     engine::Trainer *trainer = m_trainer.get();
     m_worker = std::thread([this, trainer] {
+        std::optional<engine::TrainReport> report;
+        QString failure;
         try {
-            engine::TrainReport report = trainer->run([this](const engine::TrainProgress &p) { onEngineProgress(p); });
-            QMetaObject::invokeMethod(this, [this, report] {
-                flush();
-                setState(State::Finished);
-                Q_EMIT finished(report);
-            }, Qt::QueuedConnection);
+            report = trainer->run([this](const engine::TrainProgress &p) { onEngineProgress(p); });
         } catch (const std::exception &e) {
-            reportFailure(QString::fromStdString(e.what()));
+            failure = QString::fromStdString(e.what());
         } catch (...) {
             // Nothing may escape a std::thread: it would call std::terminate.
-            reportFailure(QStringLiteral("unknown error in the training engine"));
+            failure = QStringLiteral("unknown error in the training engine");
         }
-        engine::releaseFreedTensorMemory(); // the step buffers (core/engine/allocator.h)
+        // The step buffers' pages go back before the GUI learns the run
+        // ended (a new start() joins this thread; core/engine/allocator.h).
+        engine::releaseFreedTensorMemory();
+        if (!report) {
+            reportFailure(failure);
+            return;
+        }
+        QMetaObject::invokeMethod(this, [this, report = *report] {
+            flush();
+            setState(State::Finished);
+            Q_EMIT finished(report);
+        }, Qt::QueuedConnection);
     });
 }
 

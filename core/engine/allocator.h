@@ -11,10 +11,11 @@
 
 namespace synaptic::engine {
 
-// Call at the top of main(), before other threads start. Blocks up to
-// 32 MiB (glibc's largest threshold on 64-bit) then come from the heap
-// instead of their own mappings, and a heap keeps up to 64 MiB free at its
-// top instead of trimming it. Freed memory below a block still in use also
+// Call at the top of main(), before other threads start (glibc marks
+// mallopt MT-Unsafe; the tests call it first thing in initTestCase). Blocks
+// below 32 MiB (glibc's largest threshold on 64-bit) then come from the
+// heap instead of their own mappings, and a heap keeps up to 64 MiB free at
+// its top instead of trimming it. Freed memory below a block still in use also
 // stays, until releaseFreedTensorMemory(). Returns whether the setting
 // took: false where the allocator is not glibc's (a sanitizer's refuses
 // it), or where SYNAPTIC_MALLOC_DEFAULTS is set to anything (keeps glibc's

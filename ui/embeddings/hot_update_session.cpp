@@ -54,6 +54,8 @@ void HotUpdateSession::start(const engine::ClusterConfig &config, const engine::
             }
             m_buffer.push_back(f);
         };
+        std::optional<engine::HotUpdateResult> result;
+        QString error;
         try {
             data::FortuneOptions corpusOptions;
             corpusOptions.maxPerLanguage = options.maxPerLanguage;
@@ -62,17 +64,21 @@ void HotUpdateSession::start(const engine::ClusterConfig &config, const engine::
             engine::HotUpdateHooks hooks;
             hooks.frame = push;
             hooks.controls = &m_controls;
-            auto result = engine::runHotUpdateScenario(config, corpus, options, hooks);
-            std::lock_guard lock(m_mutex);
-            m_result = std::move(result);
+            result = engine::runHotUpdateScenario(config, corpus, options, hooks);
         } catch (const std::exception &e) {
-            std::lock_guard lock(m_mutex);
-            m_error = QString::fromUtf8(e.what());
+            error = QString::fromUtf8(e.what());
         } catch (...) { // nothing may reach std::terminate on the engine thread
-            std::lock_guard lock(m_mutex);
-            m_error = QStringLiteral("the scenario failed with an unknown error");
+            error = QStringLiteral("the scenario failed with an unknown error");
         }
-        engine::releaseFreedTensorMemory(); // the corpus and step buffers (core/engine/allocator.h)
+        // The corpus and the step buffers are freed; their pages go back
+        // before the GUI, which joins this thread once it sees the outcome,
+        // learns of it (core/engine/allocator.h).
+        engine::releaseFreedTensorMemory();
+        std::lock_guard lock(m_mutex);
+        if (result)
+            m_result = std::move(result);
+        else
+            m_error = error;
     });
     m_drainTimer.start();
 }
