@@ -2,6 +2,7 @@
 // decodes field for field, and what the simulator charges a link for a
 // message is exactly its encoded size plus gRPC's 5-byte framing, checked on
 // hand-made messages of every kind and on every message of real runs.
+#include "test_threads.h"
 #include "core/engine/sim/message.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -223,6 +224,10 @@ class WireFormatTest : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // It runs beside another test (CONCURRENT): one LibTorch thread, and
+    // freed tensor memory kept in the heap, as the other simulator tests.
+    void initTestCase() { setTestThreads(); }
+
     void everyKindChargesItsExactEncoding() {
         const auto messages = everyKind();
         std::set<int> kinds;
