@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 using namespace synaptic::engine;
@@ -65,6 +66,31 @@ private Q_SLOTS:
         // Relative error of a normal fp16 number is at most 2^-11; tiny values
         // fall into fp16's subnormals, whose absolute step is 2^-24.
         QVERIFY((err <= x.abs() * std::ldexp(1.0, -11) + std::ldexp(1.0, -24)).all().item<bool>());
+    }
+
+    // Batch-norm statistics beside a class codec: fp32 beside fp32, fp16
+    // (never int8 or top-k, never packed) beside any lossy codec, and fp32
+    // again when fp16 cannot hold them.
+    void statisticsTravelAtFp16BesideLossyCodecs() {
+        const auto stats = at::arange(264, at::kFloat).mul_(0.37f).add_(1e-3f);
+        QCOMPARE(statisticsCodec(stats, parseCodec("fp32")), CodecSpec{});
+        for (const char *lossy : {"fp16", "int8", "topk:0.01", "int8+zstd", "fp16+zstd"}) {
+            const CodecSpec s = statisticsCodec(stats, parseCodec(lossy));
+            QVERIFY2(s.codec == Codec::Fp16 && !s.zstd, lossy);
+        }
+        const CodecSpec int8 = parseCodec("int8");
+        auto big = stats.clone();
+        big[5] = 70000.0f; // beyond fp16's 65504
+        QCOMPARE(statisticsCodec(big, int8), CodecSpec{});
+        big[5] = -65504.0f; // fp16's largest magnitude still fits
+        QCOMPARE(statisticsCodec(big, int8).codec, Codec::Fp16);
+        auto bad = stats.clone();
+        bad[7] = std::numeric_limits<float>::quiet_NaN();
+        QCOMPARE(statisticsCodec(bad, int8), CodecSpec{});
+        bad[7] = std::numeric_limits<float>::infinity();
+        QCOMPARE(statisticsCodec(bad, int8), CodecSpec{});
+        QCOMPARE(statisticsCodec(at::zeros({0}), int8), CodecSpec{}); // a model without batch-norm
+        QCOMPARE(statisticsCodec(at::Tensor(), int8), CodecSpec{});
     }
 
     void int8ErrorIsHalfAStepOfItsChunk() {

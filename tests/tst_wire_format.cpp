@@ -203,7 +203,18 @@ std::vector<Message> codedKinds() {
     auto ze = item(4, 0);
     setCoded(ze.data, ze.coding, encode(floats(0), parseCodec("int8+zstd"))); // an empty frame
     z.shards = {zi, zh, zk, ze};
+    // Batch-norm statistics beside a lossy class codec travel as fp16
+    // (statisticsCodec), with no zstd stage of their own.
+    setBatchNormStats(z, floats(264).cos_().mul_(3.0), parseCodec("int8+zstd"));
     out.push_back(z);
+    // A ring chunk's statistics slice beside fp16 gradients.
+    Message rs;
+    rs.kind = MessageKind::RingChunk;
+    rs.round = 5104;
+    rs.chunk = 2;
+    setCoded(rs.tensor, rs.tensorCoding, encode(floats(700).sin_(), parseCodec("fp16")));
+    setBatchNormStats(rs, floats(40).mul_(0.1), parseCodec("fp16"));
+    out.push_back(rs);
     return out;
 }
 
@@ -301,6 +312,8 @@ private Q_SLOTS:
             // The receiver gets the fp32 tensor the codec stands for, and nothing coded.
             QCOMPARE(back.tensorCoding.codec, Codec::Fp32);
             QVERIFY(sameTensor(back.tensor, m.tensor.defined() ? decoded(m.tensor, m.tensorCoding) : at::Tensor()));
+            QCOMPARE(back.buffersCoding.codec, Codec::Fp32);
+            QVERIFY(sameTensor(back.buffers, m.buffers.defined() ? decoded(m.buffers, m.buffersCoding) : at::Tensor()));
             QCOMPARE(back.shards.size(), m.shards.size());
             for (std::size_t i = 0; i < m.shards.size(); ++i) {
                 const auto &a = back.shards[i];
@@ -317,6 +330,8 @@ private Q_SLOTS:
             Message local = m;
             decodePayloads(local);
             QVERIFY(sameTensor(local.tensor, back.tensor));
+            QVERIFY(sameTensor(local.buffers, back.buffers));
+            QCOMPARE(local.buffersCoding.codec, Codec::Fp32);
         }
         // A coded tensor is far smaller than its fp32 form: the bytes are real.
         const auto fv = codedKinds()[3];
@@ -327,6 +342,14 @@ private Q_SLOTS:
         QCOMPARE(int(zpb.shards(0).data().compression()), int(synaptic::v1::Tensor::ZSTD));
         QCOMPARE(zpb.shards(0).data().data(), *z.shards[0].coding.packed);
         QVERIFY(zpb.shards(0).data().data().size() < 3000);
+        // The statistics went as fp16: two bytes each, not packed, and the
+        // receiver's fp32 copy is within fp16's step of what was sent.
+        QCOMPARE(int(zpb.buffers().codec()), int(synaptic::v1::Tensor::FP16));
+        QCOMPARE(int(zpb.buffers().compression()), int(synaptic::v1::Tensor::NONE));
+        QCOMPARE(batchNormBytes(z), std::uint64_t(2 * 264));
+        const auto sent = floats(264).cos_().mul_(3.0);
+        const auto got = rpc::fromProto(zpb).buffers;
+        QVERIFY(((got - sent).abs() <= sent.abs() * std::ldexp(1.0, -11)).all().item<bool>());
     }
 
     // Hostile or broken frames are refused naming the field, before the
@@ -365,6 +388,24 @@ private Q_SLOTS:
             QFAIL("decoded a bad zstd frame");
         } catch (const rpc::WireError &e) {
             QVERIFY2(QString(e.what()).contains(expected), e.what());
+        }
+    }
+
+    // Statistics travel raw or at fp16; int8 or top-k there is refused,
+    // naming the field (no sender makes them: a peer out of protocol).
+    void statisticsCodedOtherwiseAreRefused() {
+        for (const char *codec : {"int8", "topk:0.5"}) {
+            Message m;
+            m.kind = MessageKind::LocalDelta;
+            m.from = 3;
+            setCoded(m.tensor, m.tensorCoding, encode(floats(100), parseCodec("fp16")));
+            setCoded(m.buffers, m.buffersCoding, encode(floats(264), parseCodec(codec)));
+            try {
+                rpc::fromProto(rpc::toProto(m));
+                QFAIL(codec);
+            } catch (const rpc::WireError &e) {
+                QVERIFY2(QString(e.what()).startsWith("buffers: batch-norm statistics coded as"), e.what());
+            }
         }
     }
 

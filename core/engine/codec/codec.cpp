@@ -108,4 +108,13 @@ std::uint64_t payloadBytes(const Coded &c) {
     return values + bytes(c.scales) + bytes(c.indices);
 }
 
+CodecSpec statisticsCodec(const at::Tensor &stats, const CodecSpec &classSpec) {
+    if (classSpec.codec == Codec::Fp32 || !stats.defined() || stats.numel() == 0)
+        return {};
+    // Largest finite fp16 value; NaN compares false and keeps fp32 too.
+    constexpr double kFp16Max = 65504.0;
+    const bool fits = stats.abs().max().le(kFp16Max).item<bool>();
+    return fits ? CodecSpec{Codec::Fp16} : CodecSpec{};
+}
+
 } // namespace synaptic::engine

@@ -37,4 +37,16 @@ at::Tensor decode(const Coded &coded);
 // frame when packed; scales; indices), without the protobuf framing around it.
 std::uint64_t payloadBytes(const Coded &coded);
 
+// How batch-norm statistics travel beside a tensor whose traffic class uses
+// `classSpec`: fp32 beside fp32, fp16 beside any lossy codec. They are
+// running values, not updates, so int8's per-chunk flattening, top-k's
+// zeros and error feedback do not fit them, and fp16's 2^-11 relative step
+// (an absolute 2^-24 below 6e-5, far under batch-norm's eps) is far below
+// what evaluation notices. Statistics fp16 cannot hold (an element beyond
+// its range, or not finite) stay fp32, as does an empty tensor (a model
+// without batch-norm). No zstd stage: a few hundred fp16 values hardly
+// compress. Reads one value back from the tensor's device (a sync on a
+// GPU, once per message: negligible beside the message's own copy).
+CodecSpec statisticsCodec(const at::Tensor &stats, const CodecSpec &classSpec);
+
 } // namespace synaptic::engine

@@ -59,6 +59,11 @@ void decodePayloads(Message &m) {
     for (auto &s : m.shards)
         decodeField(s.data, s.coding);
     decodeField(m.tensor, m.tensorCoding);
+    decodeField(m.buffers, m.buffersCoding);
+}
+
+void setBatchNormStats(Message &m, const at::Tensor &stats, const CodecSpec &classSpec) {
+    setCoded(m.buffers, m.buffersCoding, encode(stats, statisticsCodec(stats, classSpec)));
 }
 
 std::uint64_t Message::bytes() const { return wireBytes(*this); }

@@ -110,7 +110,8 @@ struct Message {
     // FullValues: the version the delta applies to; FullGradient / LocalDelta:
     // the version of the model copy the sender holds (0: the initial model).
     std::uint64_t copyVersion = 0;
-    at::Tensor buffers;          // batch-norm statistics riding with whole-model values (and center deltas)
+    at::Tensor buffers;          // batch-norm statistics riding with gradients, deltas, gossip and ring chunks
+    TensorCoding buffersCoding;  // how `buffers` travels (statisticsCodec: fp16 beside a lossy class codec)
     int chunk = -1;              // RingChunk: chunk index; phase in `round`
     bool last = false;           // Gradients: the sender used its step budget; this is its final window
     bool join = false;           // Heartbeat: the sender (re)started and needs its region's routing
@@ -125,6 +126,9 @@ struct Message {
 void setCoded(at::Tensor &field, TensorCoding &coding, Coded coded);
 // The Coded a field stands for (its values, scales, indices and frame).
 Coded codedOf(const at::Tensor &field, const TensorCoding &coding);
+// Puts batch-norm statistics into m.buffers, coded as statisticsCodec says
+// for a message of the traffic class whose codec is `classSpec`.
+void setBatchNormStats(Message &m, const at::Tensor &stats, const CodecSpec &classSpec);
 // Replaces every coded tensor field of `m` with the fp32 tensor it stands
 // for (what a receiver's transport does before the node sees it).
 void decodePayloads(Message &m);

@@ -111,7 +111,7 @@ std::uint64_t encodedSize(const Message &m) {
                       doubleField(m.writtenAt);
     for (const auto &s : m.shards)
         n += delimited(shardItemSize(s));
-    n += tensorField(m.tensor, m.tensorCoding) + tensorField(m.buffers) + sint32Field(m.chunk) +
+    n += tensorField(m.tensor, m.tensorCoding) + tensorField(m.buffers, m.buffersCoding) + sint32Field(m.chunk) +
          boolField(m.last) + boolField(m.join) + (m.tensorDelta ? 3 : 0) +
          (m.copyVersion == 0 ? 0 : 2 + varint(m.copyVersion)); // fields 16, 17: two-byte tags
     if (!m.owners.empty()) {
@@ -130,7 +130,7 @@ std::uint64_t tensorPayloadBytes(const Message &m) {
     return n;
 }
 
-std::uint64_t batchNormBytes(const Message &m) { return payloadBytes(codedOf(m.buffers, TensorCoding{})); }
+std::uint64_t batchNormBytes(const Message &m) { return payloadBytes(codedOf(m.buffers, m.buffersCoding)); }
 
 std::uint64_t tensorElements(const Message &m) {
     auto elements = [](const at::Tensor &t, const TensorCoding &c) -> std::uint64_t {

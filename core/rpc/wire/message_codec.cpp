@@ -112,7 +112,7 @@ v1::NodeMessage toProto(const e::Message &m) {
     out.set_tensor_delta(m.tensorDelta);
     out.set_copy_version(m.copyVersion);
     if (m.buffers.defined())
-        encodeTensor(m.buffers, out.mutable_buffers());
+        encodeCodedTensor(m.buffers, m.buffersCoding, out.mutable_buffers());
     out.set_chunk(m.chunk);
     out.set_last(m.last);
     out.set_join(m.join);
@@ -140,8 +140,15 @@ e::Message fromProto(const v1::NodeMessage &m) {
         out.tensor = decodeCodedTensor(m.tensor(), "tensor");
     out.tensorDelta = m.tensor_delta();
     out.copyVersion = m.copy_version();
-    if (m.has_buffers())
-        out.buffers = decodeTensor(m.buffers(), "buffers");
+    if (m.has_buffers()) {
+        // Statistics travel raw or at fp16 (statisticsCodec); a peer that
+        // sends them otherwise is not speaking this protocol.
+        const auto codec = m.buffers().codec();
+        if (codec != v1::Tensor::RAW && codec != v1::Tensor::FP16)
+            throw WireError("buffers: batch-norm statistics coded as " + v1::Tensor::Codec_Name(codec) +
+                            " (only RAW or FP16)");
+        out.buffers = decodeCodedTensor(m.buffers(), "buffers");
+    }
     out.chunk = m.chunk();
     out.last = m.last();
     out.join = m.join();

@@ -111,7 +111,7 @@ private:
 
 // DiLoCo's message to the center (diloco, hier_diloco): the model's change
 // since the round started, through the center codec with error feedback,
-// and the batch-norm statistics.
+// and the batch-norm statistics at that codec's width (statisticsCodec).
 inline Message localDelta(FlatModel &model, const at::Tensor &roundStart, std::uint64_t held, ErrorFeedback &feedback,
                           const CodecSpec &codec) {
     Message d;
@@ -119,7 +119,7 @@ inline Message localDelta(FlatModel &model, const at::Tensor &roundStart, std::u
     d.to = kCenterNode;
     d.copyVersion = held;
     setCoded(d.tensor, d.tensorCoding, feedback.compress(model.values() - roundStart, codec));
-    d.buffers = model.buffers();
+    setBatchNormStats(d, model.buffers(), codec);
     return d;
 }
 

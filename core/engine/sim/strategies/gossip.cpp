@@ -42,7 +42,7 @@ public:
             g.kind = MessageKind::GossipParams;
             g.to = ClusterShape::nodeOfEdge(peer);
             setCoded(g.tensor, g.tensorCoding, encode(model.values(), m_ctx.config->codecs.values));
-            g.buffers = model.buffers();
+            setBatchNormStats(g, model.buffers(), m_ctx.config->codecs.values);
             out.send(std::move(g));
         }
         m_trainer.train(now, out);

@@ -2,7 +2,8 @@
 // ring all-reduce inside each region over its LAN, then a ring all-reduce
 // of the region sums across one leader per region over the WAN, then each
 // leader sends the global sum to its region's edges; every edge applies
-// the same Adam step. All of it with the gradients codec.
+// the same Adam step. All of it with the gradients codec (the batch-norm
+// statistics at its width, statisticsCodec).
 #include "common.h"
 #include "edge_trainer.h"
 #include "region_rings.h"
@@ -70,10 +71,11 @@ private:
 
     void onGlobalSum(const at::Tensor &sum, Outbox &out) {
         // The leader steps with what its region receives, so every replica
-        // stays equal; the batch-norm statistics go uncoded.
+        // stays equal; the batch-norm statistics at the codec's width.
         const std::int64_t p = m_trainer.model().size();
         const Coded coded = encode(sum.slice(0, 0, p).clone(), codec());
-        const at::Tensor buffers = sum.slice(0, p).clone();
+        const at::Tensor stats = sum.slice(0, p).clone();
+        const Coded codedStats = encode(stats, statisticsCodec(stats, codec()));
         for (int node : regionNodes(*m_ctx.shape, m_ctx.region())) {
             if (node == id())
                 continue;
@@ -82,10 +84,10 @@ private:
             v.to = node;
             v.round = m_step;
             setCoded(v.tensor, v.tensorCoding, coded);
-            v.buffers = buffers;
+            setCoded(v.buffers, v.buffersCoding, codedStats);
             out.send(std::move(v));
         }
-        m_global[m_step] = at::cat({decode(coded), buffers});
+        m_global[m_step] = at::cat({decode(coded), decode(codedStats)});
     }
 
     void tryFinish(Outbox &out) {

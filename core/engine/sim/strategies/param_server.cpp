@@ -40,7 +40,7 @@ public:
         g.copyVersion = m_held;
         setCoded(g.tensor, g.tensorCoding,
                  m_feedback.compress(m_trainer.model().gradients(), m_ctx.config->codecs.gradients));
-        g.buffers = m_trainer.model().buffers();
+        setBatchNormStats(g, m_trainer.model().buffers(), m_ctx.config->codecs.gradients);
         out.send(std::move(g));
         m_trainer.stepDone(out);
         m_waiting = true;

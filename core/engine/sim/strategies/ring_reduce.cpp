@@ -59,11 +59,18 @@ void RingReduce::sendPhase(Outbox &out) {
     Coded wire = encode(coded.clone(), m_codec);
     // In the all-gather every member keeps what the others get for the
     // chunk it passes on, so all end with the same bits.
-    if (p >= n - 1 && m_codec.codec != Codec::Fp32)
+    const bool gather = p >= n - 1;
+    if (gather && m_codec.codec != Codec::Fp32)
         coded.copy_(decode(wire));
     setCoded(m.tensor, m.tensorCoding, std::move(wire));
-    if (split < e)
-        m.buffers = m_vec.slice(0, split, e).clone();
+    if (split < e) {
+        auto stats = m_vec.slice(0, split, e);
+        const CodecSpec statsCodec = statisticsCodec(stats, m_codec);
+        Coded statsWire = encode(stats.clone(), statsCodec);
+        if (gather && statsCodec.codec != Codec::Fp32)
+            stats.copy_(decode(statsWire));
+        setCoded(m.buffers, m.buffersCoding, std::move(statsWire));
+    }
     out.send(std::move(m));
 }
 

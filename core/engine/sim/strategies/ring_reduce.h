@@ -28,7 +28,8 @@ public:
     // Sums `vec` (1-D fp32) across the members for `step`; true when done
     // at once (a ring of one). Only its first `codedLength` elements go
     // through the codec; the rest (batch-norm statistics, which a top-k
-    // codec would zero) travel as fp32.
+    // codec would zero) travel as statisticsCodec says: fp16 beside a
+    // lossy codec, fp32 beside fp32.
     bool start(std::uint64_t step, at::Tensor vec, std::int64_t codedLength, const CodecSpec &codec, Outbox &out);
     // A RingChunk whose ringOf() is this ring's id; true when this member's
     // reduction finished with it (result() holds the sum).

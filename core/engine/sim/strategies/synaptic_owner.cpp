@@ -387,9 +387,10 @@ void SynapticOwner::sendCenterDelta(std::vector<ShardItem> items, Outbox &out) c
     d.round = m_round;
     d.shards = std::move(items);
     // The center evaluates the global model with the batch-norm statistics
-    // the regions' edges report here (no gradient carries them).
+    // the regions' edges report here (no gradient carries them), at the
+    // center class's width (statisticsCodec).
     if (m_hostModel)
-        d.buffers = m_hostModel->buffers();
+        setBatchNormStats(d, m_hostModel->buffers(), m_ctx.config->codecs.center);
     out.send(std::move(d));
 }
 
