@@ -391,10 +391,11 @@ private Q_SLOTS:
         }
     }
 
-    // Statistics travel raw or at fp16; int8 or top-k there is refused,
-    // naming the field (no sender makes them: a peer out of protocol).
+    // Statistics travel raw or at fp16, never packed; int8, top-k or a zstd
+    // frame there is refused, naming the field (no sender makes them: a
+    // peer out of protocol).
     void statisticsCodedOtherwiseAreRefused() {
-        for (const char *codec : {"int8", "topk:0.5"}) {
+        for (const char *codec : {"int8", "topk:0.5", "fp16+zstd"}) {
             Message m;
             m.kind = MessageKind::LocalDelta;
             m.from = 3;
@@ -519,7 +520,7 @@ private Q_SLOTS:
         for (const char *s : {"synaptic", "param_server", "diloco", "allreduce", "gossip", "hier_allreduce", "hier_diloco"})
             QTest::newRow(s) << s << "fp32";
         // Every codec on every class it applies to (issue 14).
-        for (const char *s : {"synaptic", "param_server", "diloco", "hier_allreduce", "hier_diloco"})
+        for (const char *s : {"synaptic", "param_server", "diloco", "allreduce", "gossip", "hier_allreduce", "hier_diloco"})
             QTest::newRow((std::string(s) + " coded").c_str()) << s << "int8,fp16,topk:0.05";
         // The zstd stage: the frames a run sends, charged to the byte.
         for (const char *s : {"synaptic", "hier_diloco"})
@@ -548,7 +549,11 @@ private Q_SLOTS:
         o.commands = {SimCommand{K::MoveShard, 0.2, 0, 0, 1}, SimCommand{K::KillNode, 0.3, -1, -1, 4},
                       SimCommand{K::ReviveNode, 0.6, -1, -1, 4}};
         std::map<int, int> perKind;
-        std::uint64_t checked = 0, charged = 0, framesChecked = 0;
+        std::uint64_t checked = 0, charged = 0, framesChecked = 0, statisticsChecked = 0;
+        // Every class is lossy in the coded rows and fp32 in the plain ones,
+        // so every message's batch-norm statistics travel at the one width
+        // statisticsCodec gives (these models' statistics fit fp16).
+        const Codec statisticsWidth = codecs == "fp32" ? Codec::Fp32 : Codec::Fp16;
         o.messageTap = [&](const Message &m, std::uint64_t bytes) {
             const auto pb = rpc::toProto(m);
             if (bytes != pb.ByteSizeLong() + kGrpcFramingBytes)
@@ -557,6 +562,15 @@ private Q_SLOTS:
             ++perKind[int(m.kind)];
             ++checked;
             charged += bytes;
+            if (m.buffers.defined() && m.buffers.numel() > 0) {
+                ++statisticsChecked;
+                if (m.buffersCoding.codec != statisticsWidth)
+                    QFAIL(qPrintable(QString("%1 carries its statistics at the wrong width").arg(messageKindName(m.kind))));
+                Message local = m;
+                decodePayloads(local);
+                if (!sameTensor(rpc::fromProto(pb).buffers, local.buffers))
+                    QFAIL(qPrintable(QString("%1: the statistics decode differently").arg(messageKindName(m.kind))));
+            }
             // A zstd frame must stand for the values the simulator decodes
             // from: a live receiver reads the frame, the simulator the values.
             bool framed = bool(m.tensorCoding.packed);
@@ -580,6 +594,7 @@ private Q_SLOTS:
         QVERIFY2(checked >= 10, qPrintable(QString::number(checked)));
         QCOMPARE(charged, r.totalBytes); // the run's byte figures are these bytes
         QCOMPARE(framesChecked > 0, codecs.contains("zstd"));
+        QVERIFY2(statisticsChecked > 0, "no message carried batch-norm statistics");
         if (strategy == "synaptic") {
             for (auto k : {MessageKind::Heartbeat, MessageKind::LeaseGrant, MessageKind::Gradients,
                            MessageKind::Values, MessageKind::CatchUpRequest, MessageKind::CenterDelta,

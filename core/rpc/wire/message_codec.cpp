@@ -147,6 +147,9 @@ e::Message fromProto(const v1::NodeMessage &m) {
         if (codec != v1::Tensor::RAW && codec != v1::Tensor::FP16)
             throw WireError("buffers: batch-norm statistics coded as " + v1::Tensor::Codec_Name(codec) +
                             " (only RAW or FP16)");
+        if (m.buffers().compression() != v1::Tensor::NONE)
+            throw WireError("buffers: batch-norm statistics coded as " + v1::Tensor::Codec_Name(codec) + " with " +
+                            v1::Tensor::Compression_Name(m.buffers().compression()) + " (they are never packed)");
         out.buffers = decodeCodedTensor(m.buffers(), "buffers");
     }
     out.chunk = m.chunk();
