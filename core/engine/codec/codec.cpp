@@ -117,4 +117,8 @@ CodecSpec statisticsCodec(const at::Tensor &stats, const CodecSpec &classSpec) {
     return fits ? CodecSpec{Codec::Fp16} : CodecSpec{};
 }
 
+Coded encodeStatistics(const at::Tensor &stats, const CodecSpec &classSpec) {
+    return encode(stats, statisticsCodec(stats, classSpec));
+}
+
 } // namespace synaptic::engine

@@ -48,5 +48,7 @@ std::uint64_t payloadBytes(const Coded &coded);
 // compress. Reads one value back from the tensor's device (a sync on a
 // GPU, once per message: negligible beside the message's own copy).
 CodecSpec statisticsCodec(const at::Tensor &stats, const CodecSpec &classSpec);
+// Encodes batch-norm statistics (1-D fp32) as statisticsCodec says.
+Coded encodeStatistics(const at::Tensor &stats, const CodecSpec &classSpec);
 
 } // namespace synaptic::engine

@@ -63,7 +63,7 @@ void decodePayloads(Message &m) {
 }
 
 void setBatchNormStats(Message &m, const at::Tensor &stats, const CodecSpec &classSpec) {
-    setCoded(m.buffers, m.buffersCoding, encode(stats, statisticsCodec(stats, classSpec)));
+    setCoded(m.buffers, m.buffersCoding, encodeStatistics(stats, classSpec));
 }
 
 std::uint64_t Message::bytes() const { return wireBytes(*this); }

@@ -143,13 +143,10 @@ e::Message fromProto(const v1::NodeMessage &m) {
     if (m.has_buffers()) {
         // Statistics travel raw or at fp16 (statisticsCodec); a peer that
         // sends them otherwise is not speaking this protocol.
-        const auto codec = m.buffers().codec();
-        if (codec != v1::Tensor::RAW && codec != v1::Tensor::FP16)
-            throw WireError("buffers: batch-norm statistics coded as " + v1::Tensor::Codec_Name(codec) +
-                            " (only RAW or FP16)");
-        if (m.buffers().compression() != v1::Tensor::NONE)
-            throw WireError("buffers: batch-norm statistics coded as " + v1::Tensor::Codec_Name(codec) + " with " +
-                            v1::Tensor::Compression_Name(m.buffers().compression()) + " (they are never packed)");
+        const auto &b = m.buffers();
+        if ((b.codec() != v1::Tensor::RAW && b.codec() != v1::Tensor::FP16) || b.compression() != v1::Tensor::NONE)
+            throw WireError("buffers: batch-norm statistics coded as " + v1::Tensor::Codec_Name(b.codec()) + " with " +
+                            v1::Tensor::Compression_Name(b.compression()) + " (only RAW or FP16, never packed)");
         out.buffers = decodeCodedTensor(m.buffers(), "buffers");
     }
     out.chunk = m.chunk();

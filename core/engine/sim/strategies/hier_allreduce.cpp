@@ -74,8 +74,7 @@ private:
         // stays equal; the batch-norm statistics at the codec's width.
         const std::int64_t p = m_trainer.model().size();
         const Coded coded = encode(sum.slice(0, 0, p).clone(), codec());
-        const at::Tensor stats = sum.slice(0, p).clone();
-        const Coded codedStats = encode(stats, statisticsCodec(stats, codec()));
+        const Coded codedStats = encodeStatistics(sum.slice(0, p).clone(), codec());
         for (int node : regionNodes(*m_ctx.shape, m_ctx.region())) {
             if (node == id())
                 continue;

@@ -65,9 +65,8 @@ void RingReduce::sendPhase(Outbox &out) {
     setCoded(m.tensor, m.tensorCoding, std::move(wire));
     if (split < e) {
         auto stats = m_vec.slice(0, split, e);
-        const CodecSpec statsCodec = statisticsCodec(stats, m_codec);
-        Coded statsWire = encode(stats.clone(), statsCodec);
-        if (gather && statsCodec.codec != Codec::Fp32)
+        Coded statsWire = encodeStatistics(stats.clone(), m_codec);
+        if (gather && statsWire.codec != Codec::Fp32)
             stats.copy_(decode(statsWire));
         setCoded(m.buffers, m.buffersCoding, std::move(statsWire));
     }
