@@ -108,8 +108,47 @@ private Q_SLOTS:
             const double worst = (y.slice(0, b, e) - x.slice(0, b, e)).abs().max().item<double>();
             QVERIFY2(worst <= step / 2 * (1 + 1e-5) + 1e-12, qPrintable(QString("chunk %1: %2 > %3").arg(k).arg(worst).arg(step / 2)));
         }
+        // The largest finite floats stay finite (127 times their scale
+        // would round to inf) and within half a step.
+        const float big = std::numeric_limits<float>::max();
+        const auto edge = at::tensor({big, -big, big / 3, 1.0f});
+        const auto back = decode(encode(edge, {Codec::Int8}));
+        QVERIFY2(back.isfinite().all().item<bool>(), "int8 decoded FLT_MAX to inf");
+        QVERIFY(((back.to(at::kDouble) - edge.to(at::kDouble)).abs() <= double(big) / 127.0 / 2 * (1 + 1e-5)).all().item<bool>());
+        QVERIFY(at::equal(decode(encode(back, {Codec::Int8})), back));
         // An all-zero tensor has zero scales and decodes to zeros.
         QVERIFY(at::equal(decode(encode(at::zeros({300}), {Codec::Int8})), at::zeros({300})));
+    }
+
+    // A ring's all-gather re-encodes what it received before passing it on
+    // (RingReduce), so every member ends with the same bits only if coding
+    // a decoded tensor again gives back the same wire: same int8 values and
+    // scales, same fp16 halves, same top-k positions' values. For int8 that
+    // rests on fl(fl(127·s)/127) == s under IEEE division, which holds for
+    // every normal float s below FLT_MAX/127 (checked exhaustively in C,
+    // 2026-12-06; one multiplying by a rounded 1/127 instead breaks it for
+    // about 4 % of scales). The chunks here span 10^-30..10^30.
+    void reencodingDecodedValuesChangesNothing() {
+        const std::int64_t chunks = 20'000;
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+        const auto magnitudes = at::pow(10.0, at::rand({chunks, 1}, gen, at::kDouble).mul_(60).sub_(30)).to(at::kFloat);
+        const auto x = at::randn({chunks, kInt8Chunk}, gen, at::kFloat).mul_(magnitudes).view({-1});
+        for (const char *name : {"int8", "fp16", "topk:0.05", "int8+zstd"}) {
+            const CodecSpec spec = parseCodec(name);
+            const Coded first = encode(x, spec);
+            const auto once = decode(first);
+            const Coded second = encode(once, spec);
+            QVERIFY2(at::equal(second.values, first.values), name);
+            if (first.scales.defined()) {
+                const auto differ = second.scales.ne(first.scales);
+                QVERIFY2(!differ.any().item<bool>(),
+                         qPrintable(QString("%1: %2 of %3 chunk scales change when coded again")
+                                        .arg(name)
+                                        .arg(differ.sum().item<std::int64_t>())
+                                        .arg(chunks)));
+            }
+            QVERIFY2(at::equal(decode(second), once), name);
+        }
     }
 
     // The zstd stage (issue 14) is lossless and charged as its frame: the

@@ -52,6 +52,9 @@ Coded encode(const at::Tensor &flat, const CodecSpec &spec) {
         const auto rows = chunked(flat);
         // Symmetric per-chunk scale: the chunk's largest magnitude maps to 127.
         auto scales = std::get<0>(rows.abs().max(1)).div_(127.0);
+        // A chunk holding values within a step of FLT_MAX would decode its
+        // largest to 127·scale = inf: one ulp less keeps it finite.
+        scales = at::where(scales.mul(127.0).isinf(), at::nextafter(scales, at::zeros_like(scales)), scales);
         const auto safe = at::where(scales > 0, scales, at::ones_like(scales));
         auto q = rows.div(safe.unsqueeze(1)).round_().clamp_(-127, 127).to(at::kChar);
         c.values = q.view({-1}).slice(0, 0, c.numel).contiguous();

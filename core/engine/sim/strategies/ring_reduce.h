@@ -19,7 +19,9 @@ namespace synaptic::engine {
 // `ringId` (0..9) keeps their messages apart. Every hop's chunk goes
 // through `codec` (a lossy codec quantises each hop, as INTELLECT-1's int8
 // all-reduce does; there is no error feedback inside a ring); each member
-// keeps what it passes on in the all-gather, so all end with the same bits.
+// keeps what it passes on in the all-gather, so all end with the same bits
+// (coding decoded values again gives the same wire: tst_codec's
+// reencodingDecodedValuesChangesNothing).
 // Chunks that arrive before this member starts the step wait in an inbox.
 class RingReduce {
 public:
