@@ -18,6 +18,7 @@
 // Exit status: 0 every goal met, 3 a goal missed, 1 a run failed, 2 bad
 // arguments.
 #include "bench_progress.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/data/data_error.h"
 #include "core/data/fortune_corpus.h"
@@ -115,7 +116,7 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         return usage(e.what());
     }
-    at::set_num_threads(std::max(1, o.threads));
+    engine::setComputeThreads(o.threads);
 
     // Runs: the model in one process, the baseline, the scenario twice.
     bench::BenchProgress progress("embeddings", o.quiet, 4);

@@ -23,6 +23,7 @@
 // not held to it); 3 a goal missed; 1 a run
 // failed; 2 bad arguments.
 #include "bench_progress.h"
+#include "core/engine/compute_threads.h"
 #include "faults_bench/fault_catalog.h"
 
 #include "core/engine/allocator.h"
@@ -222,7 +223,7 @@ int main(int argc, char **argv) {
             faults.push_back(&f);
     if (faults.size() != (o.faults.empty() ? faultCatalog().size() : o.faults.size()))
         return usage("--faults names a fault the catalogue does not have");
-    at::set_num_threads(std::max(1, o.threads));
+    engine::setComputeThreads(o.threads);
 
     // A run: one simulation, a fault-free one per strategy and seed included.
     auto selected = [&](const std::string &strategy) {

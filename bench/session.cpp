@@ -28,6 +28,7 @@
 // part: the overhead runs and the seeks are only announced before they
 // start. The figures go to stdout.
 #include "bench_progress.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/engine/allocator.h"
 #include "core/engine/sim/cluster_config.h"
@@ -455,13 +456,14 @@ int main(int argc, char **argv) {
         fs::create_directories(o.dir);
 
         const auto base = engine::loadClusterConfig(o.config);
-        at::set_num_threads(o.threads);
+        engine::setComputeThreads(o.threads);
         const int threads = at::get_num_threads();
         const std::string loadBefore = loadAverage();
         std::printf("synaptic-bench-session: %s, %d edges in %zu regions, strategy %s, seed %llu\n", o.config.c_str(),
                     base.edgeCount(), base.regions.size(), base.strategy.c_str(), (unsigned long long)base.seed);
-        std::printf("  torch threads %d (at::set_num_threads; --threads), %u hardware threads, load average %s%s\n",
-                    threads, std::thread::hardware_concurrency(), loadBefore.c_str(), o.quick ? ", --quick" : "");
+        std::printf("  torch threads %d, OpenBLAS threads %d (--threads), %u hardware threads, load average %s%s\n",
+                    threads, engine::blasThreads(), std::thread::hardware_concurrency(), loadBefore.c_str(),
+                    o.quick ? ", --quick" : "");
         std::fflush(stdout);
         const auto dataStart = Clock::now();
         progress.phase("loading the data");

@@ -26,6 +26,7 @@
 // or (--from) a report cannot be read or disagrees with the first; 2 bad
 // arguments, or no stored run matches --strategies and --codecs. scripts/bench-strategies runs it and plots the report.
 #include "bench_progress.h"
+#include "core/engine/compute_threads.h"
 #include "plain_loop.h"
 #include "strategies_bench/codec_point.h"
 #include "strategies_bench/goals.h"
@@ -47,6 +48,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -96,6 +98,12 @@ bool parse(int argc, char **argv, Options &o) {
             o.commandLine += ' ';
         o.commandLine += argv[i];
     }
+    // An environment that fixes OpenBLAS's pool changes the bits
+    // (core/engine/compute_threads.h): the line names it, or it would not
+    // reproduce the run.
+    for (const char *name : {"OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
+        if (const char *v = std::getenv(name); v && *v)
+            o.commandLine = std::string(name) + '=' + v + ' ' + o.commandLine;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quiet") {
@@ -292,6 +300,8 @@ int judge(const Options &o, const std::vector<bench::BenchRun> &runs, json runsJ
             {"eval_every_samples", o.run.evalEverySamples},
             {"codecs", codecs},
             {"threads", o.from.empty() ? json(at::get_num_threads()) : json(nullptr)},
+            // OpenBLAS's pool: the bits follow it (core/engine/compute_threads.h)
+            {"blas_threads", o.from.empty() ? json(engine::blasThreads()) : json(nullptr)},
             {"runs", runsJson},
             {"cells", cellsJson},
             {"goals", goalsJson},
@@ -359,7 +369,7 @@ int main(int argc, char **argv) {
                          o.run.configPath.c_str(), config.task.c_str(), engine::kDefaultTask);
             return 2;
         }
-        at::set_num_threads(engine::resolveThreadCount(o.run.threads));
+        engine::setComputeThreads(engine::resolveThreadCount(o.run.threads));
         // A run: one strategy at one seed and codec point.
         bench::BenchProgress progress("strategies", o.quiet,
                                       std::size_t(o.seeds) * o.codecs.size() * o.run.strategies.size());

@@ -8,6 +8,7 @@
 // Progress goes to stderr between the timed runs, never inside one
 // (--quiet: none); the figures go to stdout.
 #include "bench_progress.h"
+#include "core/engine/compute_threads.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/allocator.h"
 #include "core/engine/model.h"
@@ -114,7 +115,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const int threads = engine::resolveThreadCount(o.threads);
-    at::set_num_threads(threads);
+    engine::setComputeThreads(threads);
 
     engine::TrainConfig cfg;
     cfg.epochs = 1;

@@ -11,6 +11,7 @@
 #include "core/session/record_codec.h"
 #include "core/session/session_file.h"
 #include "core/session/session_recorder.h"
+#include "core/engine/compute_threads.h"
 #include "core/session/session_rerun.h"
 
 
@@ -211,6 +212,9 @@ private Q_SLOTS:
         const auto data = file.readRun(0);
         const auto plan = session::rerunPlan(file.runs()[0], data);
         QCOMPARE(plan.config.seed, m_config.seed);
+        // OpenBLAS's pool is recorded with the run (its bits follow it).
+        QCOMPARE(plan.blasThreads, engine::blasThreads());
+        QVERIFY(plan.blasThreads > 0);
         QCOMPARE(plan.options.commands.size(), std::size_t(4));
         for (const auto &c : plan.options.commands)
             QVERIFY(c.atBoundary > 0);

@@ -1,4 +1,5 @@
 #include "trainer.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/data/fashion_mnist.h"
 #include "device.h"
@@ -94,7 +95,7 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
     report.learningRate = cfg.learningRate;
     report.lrSchedule = cfg.lrSchedule;
     report.seed = cfg.seed;
-    at::set_num_threads(report.threads);
+    setComputeThreads(report.threads);
     torch::manual_seed(cfg.seed);
 
     const std::string dir = data::resolveDataDir(cfg.dataDir);

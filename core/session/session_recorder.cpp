@@ -1,4 +1,5 @@
 #include "session_recorder.h"
+#include "core/engine/compute_threads.h"
 
 #include "chunk_file.h"
 #include "record_codec.h"
@@ -292,6 +293,7 @@ void SessionRecorder::beginRun(const engine::ClusterConfig &config, const engine
     start->set_link_report_seconds(options.linkReportSeconds);
     start->set_device(options.device);
     start->set_threads(at::get_num_threads());
+    start->set_blas_threads(engine::blasThreads());
     for (const auto &c : options.commands)
         *start->add_commands() = toProto(c);
     start->set_started_utc(utcNow());

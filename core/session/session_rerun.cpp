@@ -1,4 +1,5 @@
 #include "session_rerun.h"
+#include "core/engine/compute_threads.h"
 
 #include "record_codec.h"
 
@@ -41,13 +42,16 @@ RerunPlan rerunPlan(const RunInfo &run, const RunData &recorded) {
     if (o.stepsPerEdge == 0 && !(o.virtualSeconds > 0))
         o.virtualSeconds = plan.until + o.linkReportSeconds;
     plan.threads = s.threads();
+    plan.blasThreads = s.blas_threads();
     return plan;
 }
 
 RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads,
                             const engine::SimRunHooks &hooks) {
     RerunPlan plan = rerunPlan(run, recorded);
-    at::set_num_threads(threads > 0 ? threads : std::max(1, plan.threads));
+    // The recorded OpenBLAS pool too: its threaded sgemm sums in another
+    // order, so the bits follow it (a recording that has none gets the tie).
+    engine::setComputeThreads(threads > 0 ? threads : std::max(1, plan.threads), plan.blasThreads);
     const std::string device = engine::resolveDevice(plan.options.device);
     plan.options.device = device;
     const engine::SimData data = engine::loadSimData(plan.config, device);

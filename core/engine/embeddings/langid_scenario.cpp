@@ -1,4 +1,5 @@
 #include "langid_scenario.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/data/fortune_corpus.h"
 #include "core/engine/sim/cluster_config.h"
@@ -22,8 +23,7 @@ HotUpdateResult runLangIdScenario(const SimRunRequest &request,
     options.hotUpdates = request.hotUpdates;
     if (request.virtualSeconds > 0)
         options.duration = request.virtualSeconds;
-    at::set_num_threads(request.threads > 0 ? request.threads
-                                            : std::max(1, int(std::thread::hardware_concurrency())));
+    setComputeThreads(request.threads > 0 ? request.threads : std::max(1, int(std::thread::hardware_concurrency())));
     data::FortuneOptions corpusOptions;
     corpusOptions.maxPerLanguage = options.maxPerLanguage;
     corpusOptions.languages = options.languages;

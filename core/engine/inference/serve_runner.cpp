@@ -1,4 +1,5 @@
 #include "serve_runner.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/data/fashion_mnist.h"
 #include "core/engine/device.h"
@@ -68,7 +69,7 @@ ServeResult runServe(const ServeRequest &r) {
     const ConfidenceMeasure measure = *parseConfidenceMeasure(measureName);
     const std::uint64_t seed = r.seed.value_or(config.seed);
     const std::string device = resolveDevice(r.device);
-    at::set_num_threads(resolveThreadCount(r.threads));
+    setComputeThreads(resolveThreadCount(r.threads));
     torch::manual_seed(seed);
 
     const auto stage = [&](const char *name) {

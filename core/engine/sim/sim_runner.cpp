@@ -1,4 +1,5 @@
 #include "sim_runner.h"
+#include "core/engine/compute_threads.h"
 
 #include "cluster_config.h"
 #include "sim_command.h"
@@ -65,7 +66,7 @@ std::vector<StrategyResult> runStrategies(const SimRunRequest &request,
     if (!request.commandsPath.empty())
         commands = parseCommands(readText(request.commandsPath), request.commandsPath, config);
 
-    at::set_num_threads(resolveThreadCount(request.threads));
+    setComputeThreads(resolveThreadCount(request.threads));
     const std::string device = resolveDevice(request.device);
     const SimData data = loadSimData(config, device);
 

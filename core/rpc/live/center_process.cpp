@@ -1,4 +1,5 @@
 #include "center_process.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/engine/tasks/task_registry.h"
 
@@ -141,7 +142,7 @@ struct CenterProcess::Impl final : CenterBackend {
                                                          e::kDefaultTask);
         limits.leaseSeconds = config.knobs.leaseSeconds;
         if (options.process.threads > 0)
-            at::set_num_threads(options.process.threads);
+            e::setComputeThreads(options.process.threads);
         const std::string device = e::resolveDevice(options.process.device);
         shape = std::make_shared<const e::ClusterShape>(config);
         model = e::makeModelSetup(config, e::topologyOf(config), device);

@@ -1,4 +1,5 @@
 #include "edge_process.h"
+#include "core/engine/compute_threads.h"
 
 #include "core/engine/config_error.h"
 #include "core/engine/tasks/task_registry.h"
@@ -101,7 +102,7 @@ struct EdgeProcess::Impl {
         if (options.center.empty())
             throw std::invalid_argument("an edge needs --center ADDR");
         if (options.process.threads > 0)
-            at::set_num_threads(options.process.threads);
+            e::setComputeThreads(options.process.threads);
     }
 
     ~Impl() { stop(); }

@@ -12,7 +12,7 @@ struct ProcessOptions {
     SecurityOptions security;
     bool emulateLinks = true;         // --no-link-emulation: real WAN links already have their latency
     std::string device = "cpu";
-    int threads = 0;                  // LibTorch intra-op threads; 0 = the library's default
+    int threads = 0;                  // LibTorch's and OpenBLAS's intra-op threads; 0 = the libraries' defaults
     std::string dataDir;              // overrides the config's (Fashion-MNIST files)
     // Where edges keep their shards' durable state (DIR/node-N/state.bin,
     // issue 15): an edge process restarted over it reloads its shards,
