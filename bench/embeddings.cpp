@@ -18,11 +18,11 @@
 // Exit status: 0 every goal met, 3 a goal missed, 1 a run failed, 2 bad
 // arguments.
 #include "bench_progress.h"
-#include "core/engine/compute_threads.h"
 
 #include "core/data/data_error.h"
 #include "core/data/fortune_corpus.h"
 #include "core/engine/allocator.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/config_error.h"
 #include "core/engine/embeddings/hot_update_report.h"
 #include "core/engine/embeddings/hot_update_sim.h"

@@ -23,11 +23,11 @@
 // not held to it); 3 a goal missed; 1 a run
 // failed; 2 bad arguments.
 #include "bench_progress.h"
-#include "core/engine/compute_threads.h"
 #include "faults_bench/fault_catalog.h"
 
 #include "core/engine/allocator.h"
 #include "core/engine/audit/invariants.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"

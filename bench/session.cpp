@@ -28,9 +28,9 @@
 // part: the overhead runs and the seeks are only announced before they
 // start. The figures go to stdout.
 #include "bench_progress.h"
-#include "core/engine/compute_threads.h"
 
 #include "core/engine/allocator.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
 #include "core/engine/sim/simulation.h"
@@ -841,6 +841,7 @@ int main(int argc, char **argv) {
                 {"command", o.reproduce()},
                 {"config", o.config},
                 {"threads", threads},
+                {"blas_threads", engine::blasThreads()},
                 {"hardware_threads", std::thread::hardware_concurrency()},
                 {"load_average_before", loadBefore},
                 {"quick", o.quick},

@@ -26,7 +26,6 @@
 // or (--from) a report cannot be read or disagrees with the first; 2 bad
 // arguments, or no stored run matches --strategies and --codecs. scripts/bench-strategies runs it and plots the report.
 #include "bench_progress.h"
-#include "core/engine/compute_threads.h"
 #include "plain_loop.h"
 #include "strategies_bench/codec_point.h"
 #include "strategies_bench/goals.h"
@@ -36,6 +35,7 @@
 #include "core/data/fashion_mnist.h"
 #include "core/engine/allocator.h"
 #include "core/engine/codec/zstd_frame.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_runner.h"
@@ -101,7 +101,7 @@ bool parse(int argc, char **argv, Options &o) {
     // An environment that fixes OpenBLAS's pool changes the bits
     // (core/engine/compute_threads.h): the line names it, or it would not
     // reproduce the run.
-    for (const char *name : {"OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
+    for (const char *name : {"GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
         if (const char *v = std::getenv(name); v && *v)
             o.commandLine = std::string(name) + '=' + v + ' ' + o.commandLine;
     for (int i = 1; i < argc; ++i) {

@@ -8,9 +8,9 @@
 // Progress goes to stderr between the timed runs, never inside one
 // (--quiet: none); the figures go to stdout.
 #include "bench_progress.h"
-#include "core/engine/compute_threads.h"
 #include "core/data/fashion_mnist.h"
 #include "core/engine/allocator.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/model.h"
 #include "core/engine/tensor_data.h"
 #include "core/engine/train_report.h"
@@ -212,6 +212,7 @@ int main(int argc, char **argv) {
                          {"samples", o.samples},
                          {"batch", o.batch},
                          {"threads", threads},
+                         {"blas_threads", engine::blasThreads()},
                          {"command", command}};
         engine::writeFileAtomically(o.json, j.dump(2) + "\n");
         std::printf("  json           : %s\n", o.json.c_str());

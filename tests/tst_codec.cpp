@@ -124,10 +124,12 @@ private Q_SLOTS:
     // (RingReduce), so every member ends with the same bits only if coding
     // a decoded tensor again gives back the same wire: same int8 values and
     // scales, same fp16 halves, same top-k positions' values. For int8 that
-    // rests on fl(fl(127·s)/127) == s under IEEE division, which holds for
-    // every normal float s below FLT_MAX/127 (checked exhaustively in C,
-    // 2026-12-06; one multiplying by a rounded 1/127 instead breaks it for
-    // about 4 % of scales). The chunks here span 10^-30..10^30.
+    // rests on the scale s = fl(m/127) of a chunk's maximum m surviving
+    // fl(fl(127·s)/127) == s under IEEE division: true for every float m
+    // from 2.24e-41 up (checked exhaustively in C, 2026-12-06; m = FLT_MAX
+    // needs encode's one-ulp step), not for every float s, and not when the
+    // scale comes from a rounded 1/127 (about 4 % of maxima fail then).
+    // The chunks here span 10^-30..10^30.
     void reencodingDecodedValuesChangesNothing() {
         const std::int64_t chunks = 20'000;
         auto gen = at::make_generator<at::CPUGeneratorImpl>(11);

@@ -3,9 +3,11 @@
 #include <ATen/Parallel.h>
 
 #include <dlfcn.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 namespace synaptic::engine {
 
@@ -34,20 +36,35 @@ bool positiveEnv(const char *name) {
 
 } // namespace
 
-bool blasThreadsFromEnvironment() {
-    return positiveEnv("OPENBLAS_NUM_THREADS") || positiveEnv("GOTO_NUM_THREADS") || positiveEnv("OMP_NUM_THREADS");
+int resolveThreadCount(int requested) {
+    if (requested > 0)
+        return requested;
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0)
+        return CPU_COUNT(&allowed);
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
-void setComputeThreads(int threads, int blas) {
-    threads = std::max(1, threads);
-    at::set_num_threads(threads);
-    if (blasThreadsFromEnvironment())
-        return;
-    const int want = blas > 0 ? blas : threads;
+bool blasThreadsFromEnvironment() { return positiveEnv("OPENBLAS_NUM_THREADS") || positiveEnv("GOTO_NUM_THREADS"); }
+
+bool setBlasThreads(int threads) {
     const auto set = openblasSet();
     const auto get = openblasGet();
-    if (set && get && get() != want)
-        set(want);
+    if (!set || !get)
+        return false;
+    threads = std::max(1, threads);
+    if (get() != threads)
+        set(threads);
+    return true;
+}
+
+void setComputeThreads(int threads) {
+    threads = std::max(1, threads);
+    at::set_num_threads(threads);
+    if (!blasThreadsFromEnvironment())
+        setBlasThreads(threads);
 }
 
 int blasThreads() {

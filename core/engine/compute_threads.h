@@ -7,21 +7,32 @@
 // keeps a worker per core, whatever `--threads` says, and its idle workers
 // spin. Two runs of `--threads 1` side by side on two cores were four
 // spinning threads, and a run's bits depended on the machine's core count
-// (threaded sgemm sums in another order; docs/BENCHMARKS.md, "Freed tensor
-// memory and OpenBLAS's idle threads").
+// (threaded sgemm sums in another order; docs/BENCHMARKS.md, "OpenBLAS's
+// pool follows `--threads`").
+//
+// Threads: both settings are process-wide. Call these where a run starts,
+// on the thread that will compute, never while another thread of the
+// process is inside a BLAS call (the GUI's one training worker is joined
+// before the next starts; live processes set it before they serve).
 
 namespace synaptic::engine {
 
-// Sets LibTorch's intra-op threads to `threads` (≥ 1) and OpenBLAS's pool
-// to the same, unless the environment names OpenBLAS's count itself
-// (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS, which
-// OpenBLAS read when it loaded): then it stays as set there, which is how
-// a run made before this was tied is reproduced. Call it where a run
-// starts, as at::set_num_threads was; it does nothing to OpenBLAS when the
-// BLAS loaded is another one.
-// `blas` > 0 asks for another OpenBLAS pool than `threads` (a rerun of a
-// recording made with one).
-void setComputeThreads(int threads, int blas = 0);
+// The threads `requested` resolves to: itself when positive; for 0 (auto)
+// the CPUs this process may run on (taskset, a container's cpuset), which
+// OpenBLAS's own default counts too, not every core of the machine.
+int resolveThreadCount(int requested);
+
+// Sets LibTorch's intra-op threads to `threads` (at least 1) and OpenBLAS's
+// pool to the same, unless OPENBLAS_NUM_THREADS or GOTO_NUM_THREADS names
+// OpenBLAS's count (it read them when it loaded): then it keeps that, which
+// is how a run made before the tie is reproduced. (OMP_NUM_THREADS, which
+// OpenBLAS also reads, is not OpenBLAS's own: an explicit `--threads` wins
+// over it.) Does nothing to OpenBLAS when the BLAS loaded is another one.
+void setComputeThreads(int threads);
+
+// Sets OpenBLAS's pool to `threads` whatever the environment says: a rerun
+// restoring its recording's pool. False when the BLAS is not OpenBLAS.
+bool setBlasThreads(int threads);
 
 // OpenBLAS's pool now; 0 when the BLAS that LibTorch calls is not OpenBLAS.
 int blasThreads();

@@ -22,6 +22,7 @@ std::string toJson(const TrainReport &r) {
     j["wall_seconds"] = r.wallSeconds;
     j["device"] = r.device;
     j["threads"] = r.threads;
+    j["blas_threads"] = r.blasThreads;
     j["parameters"] = r.parameters;
     j["train_set_size"] = r.trainSetSize;
     j["test_set_size"] = r.testSetSize;

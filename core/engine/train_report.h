@@ -49,6 +49,7 @@ struct TrainReport {
     double wallSeconds = 0;  // everything, data loading included
     std::string device;
     int threads = 0;
+    int blasThreads = 0; // OpenBLAS's pool; 0: not OpenBLAS
     long long parameters = 0;
     long long trainSetSize = 0;
     long long testSetSize = 0;

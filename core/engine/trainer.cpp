@@ -1,7 +1,7 @@
 #include "trainer.h"
-#include "core/engine/compute_threads.h"
 
 #include "core/data/fashion_mnist.h"
+#include "compute_threads.h"
 #include "device.h"
 #include "evaluate.h"
 #include "learning_rate.h"
@@ -19,19 +19,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 
 namespace synaptic::engine {
 
 namespace F = torch::nn::functional;
 using Clock = std::chrono::steady_clock;
-
-int resolveThreadCount(int requested) {
-    if (requested > 0)
-        return requested;
-    const unsigned hw = std::thread::hardware_concurrency();
-    return hw == 0 ? 1 : static_cast<int>(hw);
-}
 
 struct Trainer::Impl {
     TrainConfig config;
@@ -96,6 +88,7 @@ TrainReport Trainer::run(const ProgressCallback &onProgress) {
     report.lrSchedule = cfg.lrSchedule;
     report.seed = cfg.seed;
     setComputeThreads(report.threads);
+    report.blasThreads = blasThreads();
     torch::manual_seed(cfg.seed);
 
     const std::string dir = data::resolveDataDir(cfg.dataDir);

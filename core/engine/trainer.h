@@ -50,7 +50,5 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// The number of intra-op threads that `requested` (0 = auto) resolves to.
-int resolveThreadCount(int requested);
 
 } // namespace synaptic::engine

@@ -209,6 +209,7 @@ std::string reportJson(const std::vector<ExportRun> &runs, const std::string &re
     engine::SimRunRequest request;
     request.configPath = recordingPath;
     int threads = 0;
+    int blasThreads = 0;
     std::vector<std::string> entries;
     for (const auto &r : runs) {
         const auto &s = r.info->start;
@@ -220,6 +221,7 @@ std::string reportJson(const std::vector<ExportRun> &runs, const std::string &re
         request.device = s.device();
         request.strategies.push_back(s.strategy());
         threads = s.threads();
+        blasThreads = s.blas_threads();
         if (r.info->end && !r.info->end->report_json().empty()) {
             json entry = json::parse(r.info->end->report_json());
             entry["complete"] = true;
@@ -241,7 +243,7 @@ std::string reportJson(const std::vector<ExportRun> &runs, const std::string &re
                                           "figures are what its events tell"}}}
                               .dump());
     }
-    return engine::simReportJson(request, entries, threads);
+    return engine::simReportJson(request, entries, threads, blasThreads);
 }
 
 } // namespace synaptic::session

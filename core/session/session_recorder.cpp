@@ -1,5 +1,4 @@
 #include "session_recorder.h"
-#include "core/engine/compute_threads.h"
 
 #include "chunk_file.h"
 #include "record_codec.h"
@@ -7,6 +6,7 @@
 #include "session_metadata.h"
 #include "session_state.h"
 
+#include "core/engine/compute_threads.h"
 #include "core/engine/events/coalescing_queue.h"
 #include "core/engine/sim/cluster_config_json.h"
 #include "core/engine/sim/sim_event_samples.h"

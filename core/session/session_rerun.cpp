@@ -1,8 +1,8 @@
 #include "session_rerun.h"
-#include "core/engine/compute_threads.h"
 
 #include "record_codec.h"
 
+#include "core/engine/compute_threads.h"
 #include "core/engine/device.h"
 #include "core/engine/sim/sim_event_samples.h"
 #include "core/engine/sim/sim_runner.h"
@@ -49,9 +49,12 @@ RerunPlan rerunPlan(const RunInfo &run, const RunData &recorded) {
 RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads,
                             const engine::SimRunHooks &hooks) {
     RerunPlan plan = rerunPlan(run, recorded);
-    // The recorded OpenBLAS pool too: its threaded sgemm sums in another
-    // order, so the bits follow it (a recording that has none gets the tie).
-    engine::setComputeThreads(threads > 0 ? threads : std::max(1, plan.threads), plan.blasThreads);
+    at::set_num_threads(threads > 0 ? threads : std::max(1, plan.threads));
+    // The recorded OpenBLAS pool too, whatever the environment says: its
+    // threaded sgemm sums in another order, so the bits follow it. A
+    // recording without one ran on OpenBLAS's default pool, which it
+    // still has unless this process set another.
+    const bool poolRestored = plan.blasThreads > 0 && engine::setBlasThreads(plan.blasThreads);
     const std::string device = engine::resolveDevice(plan.options.device);
     plan.options.device = device;
     const engine::SimData data = engine::loadSimData(plan.config, device);
@@ -109,6 +112,12 @@ RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int thr
         result.firstDifference = "the rerun ended after " + std::to_string(next) + " of " +
                                  std::to_string(expected.size()) + " recorded events";
     result.identical = result.firstDifference.empty();
+    if (!result.identical && !poolRestored)
+        result.firstDifference += plan.blasThreads > 0
+                                      ? " (the recording ran on an OpenBLAS pool of " + std::to_string(plan.blasThreads) +
+                                            "; this process's BLAS is not OpenBLAS)"
+                                      : " (the recording does not hold its OpenBLAS pool; this one has " +
+                                            std::to_string(engine::blasThreads()) + ": try OPENBLAS_NUM_THREADS)";
     return result;
 }
 

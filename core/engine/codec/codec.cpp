@@ -53,8 +53,10 @@ Coded encode(const at::Tensor &flat, const CodecSpec &spec) {
         // Symmetric per-chunk scale: the chunk's largest magnitude maps to 127.
         auto scales = std::get<0>(rows.abs().max(1)).div_(127.0);
         // A chunk holding values within a step of FLT_MAX would decode its
-        // largest to 127·scale = inf: one ulp less keeps it finite.
-        scales = at::where(scales.mul(127.0).isinf(), at::nextafter(scales, at::zeros_like(scales)), scales);
+        // largest to 127·scale = inf: one ulp less keeps it finite. A chunk
+        // holding inf keeps its inf scale and decodes as before.
+        scales = at::where(scales.isfinite().logical_and(scales.mul(127.0).isinf()),
+                           at::nextafter(scales, at::zeros_like(scales)), scales);
         const auto safe = at::where(scales > 0, scales, at::ones_like(scales));
         auto q = rows.div(safe.unsqueeze(1)).round_().clamp_(-127, 127).to(at::kChar);
         c.values = q.view({-1}).slice(0, 0, c.numel).contiguous();

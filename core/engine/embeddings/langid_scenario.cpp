@@ -1,13 +1,12 @@
 #include "langid_scenario.h"
-#include "core/engine/compute_threads.h"
 
 #include "core/data/fortune_corpus.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/sim/cluster_config.h"
 
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <thread>
 
 namespace synaptic::engine {
 
@@ -23,7 +22,7 @@ HotUpdateResult runLangIdScenario(const SimRunRequest &request,
     options.hotUpdates = request.hotUpdates;
     if (request.virtualSeconds > 0)
         options.duration = request.virtualSeconds;
-    setComputeThreads(request.threads > 0 ? request.threads : std::max(1, int(std::thread::hardware_concurrency())));
+    setComputeThreads(resolveThreadCount(request.threads));
     data::FortuneOptions corpusOptions;
     corpusOptions.maxPerLanguage = options.maxPerLanguage;
     corpusOptions.languages = options.languages;

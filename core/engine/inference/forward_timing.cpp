@@ -3,6 +3,8 @@
 #include "exit_policy.h"
 #include "split_predictions.h"
 
+#include "core/engine/compute_threads.h"
+
 #include <ATen/Parallel.h>
 #include <torch/csrc/autograd/grad_mode.h>
 
@@ -42,15 +44,19 @@ ForwardCosts measureForwardCosts(SynapticNet &model, const TensorSet &images, in
     struct Restore {
         SynapticNet &model;
         int threads = at::get_num_threads();
+        int blas = blasThreads(); // 0: not OpenBLAS
         bool training = model->is_training();
         ~Restore() {
             model->train(training);
             at::set_num_threads(threads);
+            if (blas > 0)
+                setBlasThreads(blas);
         }
     } restore{model};
-    // One thread: a serving node answers many requests side by side, one
-    // core each, rather than one request on every core.
+    // One thread in both pools: a serving node answers many requests side
+    // by side, one core each, rather than one request on every core.
     at::set_num_threads(1);
+    setBlasThreads(1);
     model->eval();
     torch::NoGradGuard noGrad;
     const std::int64_t pool = std::min<std::int64_t>(images.size(), 64);

@@ -1,7 +1,7 @@
 #include "serve_runner.h"
-#include "core/engine/compute_threads.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/device.h"
 #include "core/engine/json_number.h"
 #include "core/engine/sim/cluster_config.h"

@@ -1,10 +1,10 @@
 #include "sim_runner.h"
-#include "core/engine/compute_threads.h"
 
 #include "cluster_config.h"
 #include "sim_command.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/device.h"
 #include "core/engine/json_number.h"
 #include "core/engine/tasks/task_registry.h"
@@ -170,7 +170,7 @@ json strategyEntry(const StrategyResult &r) {
         };
 }
 
-json reportJson(const SimRunRequest &request, json strategies, int threads) {
+json reportJson(const SimRunRequest &request, json strategies, int threads, int blasThreads) {
     json report = {
         {"config", request.configPath},
         {"seed", request.seed ? json(*request.seed) : json(nullptr)},
@@ -180,6 +180,7 @@ json reportJson(const SimRunRequest &request, json strategies, int threads) {
         {"eval_every_samples", request.evalEverySamples},
         {"device_requested", request.device},
         {"threads", threads},
+        {"blas_threads", blasThreads}, // the bits follow it too (compute_threads.h)
         {"strategies", std::move(strategies)},
     };
     return report.dump(1) + "\n";
@@ -193,15 +194,15 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
     json strategies = json::array();
     for (const auto &r : results)
         strategies.push_back(strategyEntry(r));
-    return reportJson(request, std::move(strategies), at::get_num_threads());
+    return reportJson(request, std::move(strategies), at::get_num_threads(), blasThreads());
 }
 
 std::string simReportJson(const SimRunRequest &request, const std::vector<std::string> &strategyEntries,
-                          int threads) {
+                          int threads, int blasThreads) {
     json strategies = json::array();
     for (const auto &e : strategyEntries)
         strategies.push_back(json::parse(e));
-    return reportJson(request, std::move(strategies), threads);
+    return reportJson(request, std::move(strategies), threads, blasThreads);
 }
 
 std::string simResultTable(const std::vector<StrategyResult> &results, const std::string &baseline) {

@@ -69,7 +69,8 @@ std::string simReportJson(const SimRunRequest &request, const std::vector<Strate
 // One strategy's entry of that report (a recording keeps it per run).
 std::string strategyResultJson(const StrategyResult &result);
 // The report from entries made by strategyResultJson() (synaptic-node export).
-std::string simReportJson(const SimRunRequest &request, const std::vector<std::string> &strategyEntries, int threads);
+std::string simReportJson(const SimRunRequest &request, const std::vector<std::string> &strategyEntries, int threads,
+                          int blasThreads);
 // A fixed-width table for the terminal, with ratios against the first row
 // named `baseline` when present.
 std::string simResultTable(const std::vector<StrategyResult> &results, const std::string &baseline = "param_server");

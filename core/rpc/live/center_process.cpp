@@ -1,6 +1,6 @@
 #include "center_process.h"
-#include "core/engine/compute_threads.h"
 
+#include "core/engine/compute_threads.h"
 #include "core/engine/tasks/task_registry.h"
 
 #include "center_services.h"

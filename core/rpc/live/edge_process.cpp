@@ -1,6 +1,6 @@
 #include "edge_process.h"
-#include "core/engine/compute_threads.h"
 
+#include "core/engine/compute_threads.h"
 #include "core/engine/config_error.h"
 #include "core/engine/tasks/task_registry.h"
 
