@@ -91,6 +91,7 @@ json scoreJson(const LangIdScore &s, const data::TextCorpus &corpus) {
 int main(int argc, char **argv) {
     synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
+    o.commandLine = synaptic::engine::blasEnvironmentPrefix(); // the bits follow OpenBLAS's pool
     for (int i = 0; i < argc; ++i)
         o.commandLine += (i ? " " : "") + std::string(argv[i]);
     try {
@@ -296,6 +297,8 @@ int main(int argc, char **argv) {
                       {"hot", hotUpdateJson(hot)},
                       {"center_sync_only", hotUpdateJson(cold)},
                       {"goals_met", allMet},
+                      {"threads", std::max(1, o.threads)},
+                      {"blas_threads", engine::blasThreads()},
                       {"command", o.commandLine}};
             std::ofstream(o.json) << j.dump(2) << "\n";
         }

@@ -182,6 +182,7 @@ json violationsJson(const std::vector<Violation> &v) {
 int main(int argc, char **argv) {
     synaptic::engine::keepFreedTensorMemory(); // before any tensor: core/engine/allocator.h
     Options o;
+    o.commandLine = synaptic::engine::blasEnvironmentPrefix(); // the bits follow OpenBLAS's pool
     for (int i = 0; i < argc; ++i)
         o.commandLine += (i ? " " : "") + std::string(argv[i]);
     for (int i = 1; i < argc; ++i) {
@@ -395,6 +396,8 @@ int main(int argc, char **argv) {
                 o.seeds, goalsMet ? "met" : "MISSED", o.commandLine.c_str());
     if (!o.json.empty()) {
         const json report = {{"command", o.commandLine},
+                             {"threads", std::max(1, o.threads)},
+                             {"blas_threads", engine::blasThreads()},
                              {"config", o.config},
                              {"steps_per_edge", o.steps},
                              {"seeds", o.seeds},

@@ -18,6 +18,7 @@
 #include "bench_progress.h"
 
 #include "core/engine/allocator.h"
+#include "core/engine/compute_threads.h"
 #include "core/engine/inference/load_scan.h"
 #include "core/engine/inference/serve_runner.h"
 #include "core/engine/train_report.h"
@@ -98,7 +99,7 @@ bool parse(int argc, char **argv, Options &o) {
         std::fprintf(stderr, "inference: --scan-seconds must be > 0\n");
         return false;
     }
-    o.commandLine = argv[0];
+    o.commandLine = engine::blasEnvironmentPrefix() + argv[0]; // the bits follow OpenBLAS's pool
     if (s.configPath != SYNAPTIC_DEFAULT_CONFIG)
         o.commandLine += " --config " + s.configPath;
     if (!s.modelPath.empty())
@@ -319,6 +320,7 @@ int main(int argc, char **argv) {
                 g.push_back({{"goal", goal.name}, {"value", goal.value}, {"bound", goal.bound}, {"met", goal.met}});
             j["goals"] = g;
             j["hardware_threads"] = std::thread::hardware_concurrency();
+            j["blas_threads"] = engine::blasThreads();
             std::ofstream(o.json) << j.dump(2) << "\n";
             std::printf("report written to %s\n", o.json.c_str());
         }

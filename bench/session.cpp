@@ -97,7 +97,7 @@ struct Options {
                       "--slowdown %g --hour-test-subset %zu --seeks %d --seek-seed %llu",
                       threads, (unsigned long long)steps, pairs, sizeSeconds, hourSeconds, slowdown, hourTestSubset,
                       seeks, (unsigned long long)seekSeed);
-        std::string s = line;
+        std::string s = engine::blasEnvironmentPrefix() + line; // the bits follow OpenBLAS's pool
         if (config != SYNAPTIC_DEFAULT_CONFIG)
             s += " --config " + config;
         if (!json.empty())

@@ -98,12 +98,9 @@ bool parse(int argc, char **argv, Options &o) {
             o.commandLine += ' ';
         o.commandLine += argv[i];
     }
-    // An environment that fixes OpenBLAS's pool changes the bits
-    // (core/engine/compute_threads.h): the line names it, or it would not
-    // reproduce the run.
-    for (const char *name : {"GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
-        if (const char *v = std::getenv(name); v && *v)
-            o.commandLine = std::string(name) + '=' + v + ' ' + o.commandLine;
+    // An environment that fixes OpenBLAS's pool changes the bits: the line
+    // names it, or it would not reproduce the run.
+    o.commandLine = engine::blasEnvironmentPrefix() + o.commandLine;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quiet") {

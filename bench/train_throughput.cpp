@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
     progress.endRun();
     progress.finish();
 
-    std::string command = "build/release/bench/train_throughput";
+    std::string command = engine::blasEnvironmentPrefix() + "build/release/bench/train_throughput";
     for (int i = 1; i < argc; ++i)
         command += std::string(" ") + argv[i];
     std::printf("\ntrain_throughput (%zu samples, batch %d, %d threads, median of %d rounds)\n", o.samples, o.batch,

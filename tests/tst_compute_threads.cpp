@@ -69,9 +69,6 @@ private Q_SLOTS:
         qunsetenv("OPENBLAS_NUM_THREADS");
     }
 
-    // Why the pool is recorded with a run: a product large enough for
-    // OpenBLAS to split gives the same bits on one pool every time. (Whether
-    // two pools differ depends on the kernel's split and is not asserted.)
     void autoCountsTheCpusThisProcessMayUse() {
         QCOMPARE(resolveThreadCount(3), 3);
         cpu_set_t allowed;
@@ -92,6 +89,9 @@ private Q_SLOTS:
         QCOMPARE(narrowed, 1);
     }
 
+    // Why the pool is recorded with a run: a product large enough for
+    // OpenBLAS to split gives the same bits on one pool every time. (Whether
+    // two pools differ depends on the kernel's split and is not asserted.)
     void oneProductOnOnePoolIsRepeatable() {
         auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
         const auto a = at::randn({512, 784}, gen), b = at::randn({784, 256}, gen);

@@ -291,11 +291,17 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
         for (const char *key : {"test_accuracy", "exit_test_accuracy", "epochs", "samples_per_second", "wall_seconds",
-                                "device", "threads", "loss_curve"})
+                                "device", "threads", "blas_threads", "loss_curve"})
             QVERIFY2(o.contains(key), key);
         QVERIFY(o["test_accuracy"].toDouble() > 0.5 && o["test_accuracy"].toDouble() <= 1.0);
         QCOMPARE(o["epochs"].toInt(), 1);
         QCOMPARE(o["threads"].toInt(), 2);
+        // OpenBLAS's pool follows --threads unless the environment fixes it
+        // (0: the BLAS is another; core/engine/compute_threads.h).
+        const int blas = o["blas_threads"].toInt(-1);
+        QVERIFY(blas >= 0);
+        if (blas > 0 && !qEnvironmentVariableIsSet("OPENBLAS_NUM_THREADS") && !qEnvironmentVariableIsSet("GOTO_NUM_THREADS"))
+            QCOMPARE(blas, 2);
         QCOMPARE(o["device"].toString(), QString("cpu"));
         QCOMPARE(o["loss_curve"].toArray().size(), 32 / 20 + 1); // reports at step 20 and the epoch end (32)
         QVERIFY(!QFile::exists(report + ".tmp"));

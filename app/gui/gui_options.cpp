@@ -45,7 +45,7 @@ void addGuiOptions(QCommandLineParser &p) {
         {"test-subset", "Evaluate on the first N test samples only.", "N"},
         {"batch", "Mini-batch size (default 64).", "N"},
         {"lr", "Adam learning rate (default 0.003).", "X"},
-        {"threads", "Intra-op threads of LibTorch and OpenBLAS (default: all cores).", "N"},
+        {"threads", "Intra-op threads of LibTorch and OpenBLAS (default: the CPUs this process may use).", "N"},
         {"device", "cpu, cuda or auto (default auto).", "DEVICE"},
         {"seed", "Random seed (default 1).", "N"},
         {"data", "Fashion-MNIST directory (default /usr/share/datasets/fashion-mnist); with --task langid, the "

@@ -67,6 +67,14 @@ void setComputeThreads(int threads) {
         setBlasThreads(threads);
 }
 
+std::string blasEnvironmentPrefix() {
+    std::string prefix;
+    for (const char *name : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS"})
+        if (const char *v = std::getenv(name); v && *v)
+            prefix += std::string(name) + '=' + v + ' ';
+    return prefix;
+}
+
 int blasThreads() {
     const auto get = openblasGet();
     return get ? get() : 0;

@@ -15,6 +15,8 @@
 // process is inside a BLAS call (the GUI's one training worker is joined
 // before the next starts; live processes set it before they serve).
 
+#include <string>
+
 namespace synaptic::engine {
 
 // The threads `requested` resolves to: itself when positive; for 0 (auto)
@@ -39,5 +41,10 @@ int blasThreads();
 
 // Whether the environment fixes OpenBLAS's pool (see setComputeThreads).
 bool blasThreadsFromEnvironment();
+
+// "OPENBLAS_NUM_THREADS=2 " (each of the two variables that is set), or "":
+// what a benchmark's reproduce line starts with, since the bits follow the
+// pool those set.
+std::string blasEnvironmentPrefix();
 
 } // namespace synaptic::engine

@@ -1,6 +1,7 @@
 #include "trainer.h"
 
 #include "core/data/fashion_mnist.h"
+
 #include "compute_threads.h"
 #include "device.h"
 #include "evaluate.h"

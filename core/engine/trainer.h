@@ -50,5 +50,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-
 } // namespace synaptic::engine

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -221,7 +222,7 @@ std::string reportJson(const std::vector<ExportRun> &runs, const std::string &re
         request.device = s.device();
         request.strategies.push_back(s.strategy());
         threads = s.threads();
-        blasThreads = s.blas_threads();
+        blasThreads = std::max(0, s.blas_threads()); // the report's 0: another BLAS or not recorded
         if (r.info->end && !r.info->end->report_json().empty()) {
             json entry = json::parse(r.info->end->report_json());
             entry["complete"] = true;

@@ -293,7 +293,8 @@ void SessionRecorder::beginRun(const engine::ClusterConfig &config, const engine
     start->set_link_report_seconds(options.linkReportSeconds);
     start->set_device(options.device);
     start->set_threads(at::get_num_threads());
-    start->set_blas_threads(engine::blasThreads());
+    const int blas = engine::blasThreads();
+    start->set_blas_threads(blas > 0 ? blas : -1); // 0 is a recording from before the field
     for (const auto &c : options.commands)
         *start->add_commands() = toProto(c);
     start->set_started_utc(utcNow());

@@ -9,7 +9,9 @@
 
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace synaptic::session {
 
@@ -46,15 +48,37 @@ RerunPlan rerunPlan(const RunInfo &run, const RunData &recorded) {
     return plan;
 }
 
+namespace {
+
+// Why a rerun's BLAS may differ from the recording's, or "" when it is the
+// same or cannot be told.
+std::string blasPoolNote(int recorded, int now) {
+    const std::string n = std::to_string(now);
+    if (recorded > 0 && now == 0)
+        return " (the recording ran on an OpenBLAS pool of " + std::to_string(recorded) +
+               "; this process's BLAS is another)";
+    if (recorded > 0 && now != recorded)
+        return " (the recording ran on an OpenBLAS pool of " + std::to_string(recorded) + "; OpenBLAS allows " + n + ")";
+    if (recorded < 0 && now > 0)
+        return " (the recording ran on another BLAS than OpenBLAS)";
+    if (recorded == 0 && now > 0)
+        return " (the recording does not hold its OpenBLAS pool; this process has " + n +
+               ": OPENBLAS_NUM_THREADS sets another)";
+    return "";
+}
+
+} // namespace
+
 RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads,
                             const engine::SimRunHooks &hooks) {
     RerunPlan plan = rerunPlan(run, recorded);
     at::set_num_threads(threads > 0 ? threads : std::max(1, plan.threads));
     // The recorded OpenBLAS pool too, whatever the environment says: its
     // threaded sgemm sums in another order, so the bits follow it. A
-    // recording without one ran on OpenBLAS's default pool, which it
-    // still has unless this process set another.
-    const bool poolRestored = plan.blasThreads > 0 && engine::setBlasThreads(plan.blasThreads);
+    // recording without one ran on OpenBLAS's default pool, which this
+    // process still has unless something set another.
+    if (plan.blasThreads > 0)
+        engine::setBlasThreads(plan.blasThreads);
     const std::string device = engine::resolveDevice(plan.options.device);
     plan.options.device = device;
     const engine::SimData data = engine::loadSimData(plan.config, device);
@@ -112,12 +136,8 @@ RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int thr
         result.firstDifference = "the rerun ended after " + std::to_string(next) + " of " +
                                  std::to_string(expected.size()) + " recorded events";
     result.identical = result.firstDifference.empty();
-    if (!result.identical && !poolRestored)
-        result.firstDifference += plan.blasThreads > 0
-                                      ? " (the recording ran on an OpenBLAS pool of " + std::to_string(plan.blasThreads) +
-                                            "; this process's BLAS is not OpenBLAS)"
-                                      : " (the recording does not hold its OpenBLAS pool; this one has " +
-                                            std::to_string(engine::blasThreads()) + ": try OPENBLAS_NUM_THREADS)";
+    if (!result.identical)
+        result.firstDifference += blasPoolNote(plan.blasThreads, engine::blasThreads());
     return result;
 }
 

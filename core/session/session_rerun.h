@@ -18,7 +18,7 @@ struct RerunPlan {
     engine::ClusterConfig config;
     engine::SimOptions options;
     int threads = 0;
-    int blasThreads = 0; // OpenBLAS's recorded pool; 0: not recorded
+    int blasThreads = 0; // OpenBLAS's recorded pool; -1: another BLAS; 0: not recorded
     double until = 0; // virtual seconds of the last recorded event
 };
 RerunPlan rerunPlan(const RunInfo &run, const RunData &recorded);
