@@ -48,7 +48,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
 #include <map>
 #include <set>
