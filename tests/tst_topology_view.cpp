@@ -389,6 +389,20 @@ private Q_SLOTS:
         QVERIFY2(view.regionToolTipFor(1).contains("to ap: 100 ms one way"), qPrintable(view.regionToolTipFor(1)));
         QVERIFY2(view.toolTipFor(ap7).contains("last mile: +20 ms, at most 20 Mb/s"), qPrintable(view.toolTipFor(ap7)));
         QVERIFY(!view.toolTipFor(ap0).contains("last mile"));
+        QVERIFY(!view.toolTipFor(ap0).contains("interface"));
+        // Node interfaces (links.node_interfaces), when the config models
+        // them: ap-7's is its last mile's 20 Mb/s, the center's its own.
+        auto withInterfaces = config;
+        withInterfaces.edgeInterfaceBitsPerSecond = 1e9;
+        withInterfaces.centerInterfaceBitsPerSecond = 10e9;
+        showGeography(view, withInterfaces);
+        QVERIFY2(view.toolTipFor(ap0).contains("interface: 1000 Mb/s each way"), qPrintable(view.toolTipFor(ap0)));
+        QVERIFY2(view.toolTipFor(ap7).contains("last mile: +20 ms") &&
+                     view.toolTipFor(ap7).contains("interface: 20 Mb/s each way"),
+                 qPrintable(view.toolTipFor(ap7)));
+        QVERIFY2(view.toolTipFor(0).contains("interface: 10000 Mb/s each way"), qPrintable(view.toolTipFor(0)));
+        showGeography(view, config);
+        QVERIFY(!view.toolTipFor(0).contains("interface"));
         view.setLinkSpec(ap7, 0, 0.005, 1e9);
         QVERIFY2(view.linkToolTipFor(0, ap7).contains("link: 5 ms one way, 1 Gb/s"),
                  qPrintable(view.linkToolTipFor(0, ap7)));

@@ -36,16 +36,21 @@ void showGeography(TopologyView &view, const engine::ClusterConfig &config) {
         lines << tr("to center: %1").arg(linkFigures(c.latencySeconds, c.bandwidthBitsPerSecond));
         view.setRegionLinkNote(r, lines.join(QLatin1Char('\n')));
     }
-    for (int e = 0; e < edges; ++e) {
-        const auto &mile = geo.lastMile(e);
-        if (!mile)
-            continue;
-        QString note = tr("last mile: +%1 ms").arg(mile->latencySeconds * 1e3, 0, 'g', 4);
-        if (mile->bandwidthBitsPerSecond > 0)
-            note += tr(", at most %1 Mb/s").arg(mile->bandwidthBitsPerSecond / 1e6, 0, 'g', 4);
-        if (mile->lossRate > 0)
-            note += tr(", %1 % loss").arg(mile->lossRate * 100, 0, 'g', 3);
-        view.setNodeLinkNote(e + 1, note);
+    for (int node = 0; node <= edges; ++node) {
+        QStringList notes;
+        const auto *mile = node > 0 && geo.lastMile(node - 1) ? &*geo.lastMile(node - 1) : nullptr;
+        if (mile) {
+            QString note = tr("last mile: +%1 ms").arg(mile->latencySeconds * 1e3, 0, 'g', 4);
+            if (mile->bandwidthBitsPerSecond > 0)
+                note += tr(", at most %1 Mb/s").arg(mile->bandwidthBitsPerSecond / 1e6, 0, 'g', 4);
+            if (mile->lossRate > 0)
+                note += tr(", %1 % loss").arg(mile->lossRate * 100, 0, 'g', 3);
+            notes << note;
+        }
+        // links.node_interfaces: one line each way that all the node's links share.
+        if (const double rate = geo.interfaceBitsPerSecond(node); rate > 0)
+            notes << tr("interface: %1 Mb/s each way, shared by its links").arg(rate / 1e6, 0, 'g', 6);
+        view.setNodeLinkNote(node, notes.join(QLatin1Char('\n')));
     }
 }
 

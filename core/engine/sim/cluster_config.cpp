@@ -271,10 +271,16 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         }
         if (top.has("links")) {
             Reader l(top.at("links"), "links",
-                     {"intra_region", "edge_center", "inter_region", "region_pairs", "region_center"});
+                     {"intra_region", "edge_center", "inter_region", "region_pairs", "region_center",
+                      "node_interfaces"});
             if (l.has("intra_region")) c.intraRegion = readLink(l.at("intra_region"), "links.intra_region", c.intraRegion);
             if (l.has("edge_center")) c.edgeCenter = readLink(l.at("edge_center"), "links.edge_center", c.edgeCenter);
             if (l.has("inter_region")) c.interRegion = readLink(l.at("inter_region"), "links.inter_region", c.interRegion);
+            if (l.has("node_interfaces")) {
+                Reader n(l.at("node_interfaces"), "links.node_interfaces", {"edge_mbps", "center_mbps"});
+                c.edgeInterfaceBitsPerSecond = n.number("edge_mbps", 0, 0, 1e7, true) * 1e6;
+                c.centerInterfaceBitsPerSecond = n.number("center_mbps", 0, 0, 1e7, true) * 1e6;
+            }
         }
         if (top.has("planner")) {
             Reader p(top.at("planner"), "planner", {"min_share", "max_share", "on_bound"});

@@ -146,6 +146,13 @@ struct ClusterConfig {
     LinkSpec interRegion{0.040, 100e6, 0.0, true};
     std::vector<RegionPairLink> regionLinks;   // over interRegion for those pairs
     std::vector<RegionCenterLink> centerLinks; // over edgeCenter for those regions
+    // Each node's network interface (links.node_interfaces), shared by all
+    // of that node's links in each direction: what an edge sends to seven
+    // owners, or 24 edges send the center, queue on one line. 0: none, and
+    // every pair of nodes has a line of its own (the model before; the
+    // shipped default). An edge's last mile caps its interface.
+    double edgeInterfaceBitsPerSecond = 0;
+    double centerInterfaceBitsPerSecond = 0;
     PlannerBounds planner;
     std::vector<RegionConfig> regions;
 

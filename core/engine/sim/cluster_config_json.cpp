@@ -40,6 +40,11 @@ json lastMileJson(const LastMile &m) {
 // The geography keys are written only when set, so a config without them
 // writes exactly what it did before they existed (recordings compare it).
 void addGeography(json &links, const ClusterConfig &c) {
+    auto mbps = [](double bits) { return inUnits(bits, bits / 1e6, [](double m) { return m * 1e6; }); };
+    if (c.edgeInterfaceBitsPerSecond > 0)
+        links["node_interfaces"]["edge_mbps"] = mbps(c.edgeInterfaceBitsPerSecond);
+    if (c.centerInterfaceBitsPerSecond > 0)
+        links["node_interfaces"]["center_mbps"] = mbps(c.centerInterfaceBitsPerSecond);
     if (!c.regionLinks.empty()) {
         json pairs = json::array();
         for (const auto &p : c.regionLinks) {

@@ -28,7 +28,7 @@ void Link::setSpec(const LinkSpec &spec) {
     m_spec = spec;
 }
 
-std::optional<double> Link::send(double now, std::uint64_t bytes, std::optional<double> *duplicate) {
+std::optional<double> Link::send(double now, double readyAt, std::uint64_t bytes, std::optional<double> *duplicate) {
     if (!m_spec.up)
         return std::nullopt;
     const double start = std::max(now, m_busyUntil);
@@ -42,7 +42,7 @@ std::optional<double> Link::send(double now, std::uint64_t bytes, std::optional<
         ++m_messagesLost;
         return std::nullopt;
     }
-    double arrival = m_busyUntil + m_spec.latencySeconds;
+    double arrival = std::max(m_busyUntil, readyAt) + m_spec.latencySeconds;
     // Faults draw only when set, so a fault-free run's stream is unchanged.
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     if (m_spec.jitterSeconds > 0)

@@ -34,7 +34,15 @@ public:
     // Arrival time of a message sent at `now`, or std::nullopt if it is lost
     // or the link is down. When the link duplicates this one, `duplicate`
     // (if given) gets the second copy's arrival.
-    std::optional<double> send(double now, std::uint64_t bytes, std::optional<double> *duplicate = nullptr);
+    std::optional<double> send(double now, std::uint64_t bytes, std::optional<double> *duplicate = nullptr) {
+        return send(now, now, bytes, duplicate);
+    }
+    // The same for a message whose last bit reaches this link no sooner
+    // than `readyAt` (>= now): it queued on its sender's interface, which
+    // the link's own transmission overlaps (cut-through): the message leaves
+    // when both are done, max(link's finish, readyAt).
+    std::optional<double> send(double now, double readyAt, std::uint64_t bytes,
+                               std::optional<double> *duplicate = nullptr);
 
     // Live change (a set-link command); applies to messages sent from now on.
     // Throws std::invalid_argument for a non-positive bandwidth, a negative

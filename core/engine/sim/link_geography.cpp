@@ -4,7 +4,9 @@
 
 namespace synaptic::engine {
 
-LinkGeography::LinkGeography(const ClusterConfig &config) : m_regions(int(config.regions.size())) {
+LinkGeography::LinkGeography(const ClusterConfig &config)
+    : m_regions(int(config.regions.size())), m_edgeInterface(config.edgeInterfaceBitsPerSecond),
+      m_centerInterface(config.centerInterfaceBitsPerSecond) {
     auto index = [&](const std::string &name) {
         for (int r = 0; r < m_regions; ++r)
             if (config.regions[std::size_t(r)].name == name)
@@ -43,6 +45,16 @@ LinkSpec LinkGeography::withLastMile(LinkSpec spec, const LastMile &mile) {
         spec.bandwidthBitsPerSecond = std::min(spec.bandwidthBitsPerSecond, mile.bandwidthBitsPerSecond);
     spec.lossRate = 1 - (1 - spec.lossRate) * (1 - mile.lossRate);
     return spec;
+}
+
+double LinkGeography::interfaceBitsPerSecond(int node) const {
+    if (node == 0)
+        return m_centerInterface;
+    if (m_edgeInterface <= 0)
+        return 0; // a last mile alone keeps its per-link cap (the model before interfaces)
+    const auto &mile = lastMile(node - 1);
+    return mile && mile->bandwidthBitsPerSecond > 0 ? std::min(m_edgeInterface, mile->bandwidthBitsPerSecond)
+                                                    : m_edgeInterface;
 }
 
 LinkSpec LinkGeography::between(int nodeA, int nodeB) const {

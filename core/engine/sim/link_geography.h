@@ -29,12 +29,20 @@ public:
 
     static LinkSpec withLastMile(LinkSpec spec, const LastMile &mile);
 
+    // The rate of a node's own interface, shared by all its links in each
+    // direction (config.edgeInterfaceBitsPerSecond, center...), 0 for none.
+    // An edge's last mile caps its interface when interfaces are modelled.
+    double interfaceBitsPerSecond(int node) const;
+    bool modelsInterfaces() const { return m_edgeInterface > 0 || m_centerInterface > 0; }
+
 private:
     int m_regions = 0;
     std::vector<int> m_regionOfEdge;
     std::vector<std::optional<LastMile>> m_lastMile;
     std::vector<LinkSpec> m_pairs;  // m_regions × m_regions, the diagonal is intra_region
     std::vector<LinkSpec> m_center; // per region
+    double m_edgeInterface = 0;
+    double m_centerInterface = 0;
 };
 
 } // namespace synaptic::engine

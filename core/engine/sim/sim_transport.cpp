@@ -3,13 +3,43 @@
 #include "event_loop.h"
 #include "wire_size.h"
 
+#include <algorithm>
 #include <string_view>
 
 
 namespace synaptic::engine {
 
 SimTransport::SimTransport(EventLoop &loop, const ClusterConfig &config, const ClusterShape &shape, Hooks hooks)
-    : m_loop(loop), m_config(config), m_shape(shape), m_geography(config), m_hooks(std::move(hooks)) {}
+    : m_loop(loop), m_config(config), m_shape(shape), m_geography(config), m_hooks(std::move(hooks)) {
+    if (m_geography.modelsInterfaces())
+        for (int node = 0; node <= shape.edgeCount(); ++node)
+            m_interfaces.push_back({m_geography.interfaceBitsPerSecond(node)});
+}
+
+std::optional<double> SimTransport::carry(int from, int to, std::uint64_t bytes, std::optional<double> *duplicate) {
+    Link &l = link(from, to);
+    const double now = m_loop.now();
+    if (m_interfaces.empty() || !l.spec().up)
+        return l.send(now, bytes, duplicate); // a down link sends nothing, so no interface is busy
+    // Each interface is a FIFO at its own rate, overlapping the link's
+    // transmission (cut-through): a message is through when the slowest of
+    // the three has carried it, so 24 edges at 1 Gb/s into a 10 Gb/s
+    // center take the time of the center's 24 messages, not 24 edges' one.
+    Interface &out = m_interfaces[std::size_t(from)];
+    double readyAt = now;
+    if (out.bitsPerSecond > 0) {
+        out.outFreeAt = std::max(out.outFreeAt, now) + Link::transmitSeconds(bytes, out.bitsPerSecond);
+        readyAt = out.outFreeAt;
+    }
+    auto arrival = l.send(now, readyAt, bytes, duplicate);
+    Interface &in = m_interfaces[std::size_t(to)];
+    if (arrival && in.bitsPerSecond > 0) {
+        // Lost messages never reach the receiver's interface.
+        in.inFreeAt = std::max(in.inFreeAt, now + l.spec().latencySeconds) + Link::transmitSeconds(bytes, in.bitsPerSecond);
+        arrival = std::max(*arrival, in.inFreeAt);
+    }
+    return arrival;
+}
 
 int SimTransport::regionOfNode(int node) const {
     return node == kCenterNode ? -1 : m_shape.regionOfEdge[std::size_t(ClusterShape::edgeOfNode(node))];
@@ -60,7 +90,7 @@ void SimTransport::send(Message m) {
     Link &l = link(m.from, m.to);
     const std::uint64_t bytes = m.bytes();
     std::optional<double> duplicate;
-    const auto arrival = l.send(m_loop.now(), bytes, &duplicate);
+    const auto arrival = carry(m.from, m.to, bytes, &duplicate);
     if (l.spec().up) {
         if (m_hooks.tap)
             m_hooks.tap(m, bytes);
@@ -129,9 +159,8 @@ void SimTransport::deliver(Message m) {
 }
 
 std::optional<double> SimTransport::sendRaw(int from, int to, std::uint64_t bytes) {
-    Link &l = link(from, to);
-    const auto arrival = l.send(m_loop.now(), bytes);
-    if (l.spec().up) {
+    const auto arrival = carry(from, to, bytes, nullptr);
+    if (link(from, to).spec().up) {
         m_counters.servingBytes += bytes;
         m_intervalBytes[{from, to}] += bytes;
     }

@@ -36,7 +36,11 @@ struct TransportCounters {
 
 // The simulator's network (DESIGN.md §3): one Link per direction between
 // two nodes (latency, bandwidth queue, loss, partition switch), built on
-// first use from the config's geography (LinkGeography). send() charges a message its
+// first use from the config's geography (LinkGeography). When the config
+// models node interfaces (links.node_interfaces), a message also queues on
+// its sender's outgoing and its receiver's incoming interface, each a FIFO
+// at the node's rate shared by all the node's links (carry()); without
+// them each pair's line is independent. send() charges a message its
 // wire size, schedules its arrival, and does what a real transport would
 // when it does not arrive: a lost message is sent again after a round
 // trip (as TCP would), a reliable kind (isReliable) keeps being retried
@@ -90,6 +94,18 @@ private:
     void deliver(Message m);
     void drop(const Message &m, const char *reason);
     void track(const Message &m, bool add);
+    // Puts `bytes` from `from` to `to` on their link and, when modelled,
+    // through both nodes' interfaces: the arrival, or nullopt (lost, down).
+    std::optional<double> carry(int from, int to, std::uint64_t bytes, std::optional<double> *duplicate);
+
+    // A node's interface: a FIFO per direction at its rate. Outgoing: when
+    // its queue empties (sender's clock). Incoming: when the last bit queued
+    // for it has been taken in (receiver's clock, latency included).
+    struct Interface {
+        double bitsPerSecond = 0; // 0: not modelled for this node
+        double outFreeAt = 0;
+        double inFreeAt = 0;
+    };
 
     EventLoop &m_loop;
     const ClusterConfig &m_config;
@@ -97,6 +113,7 @@ private:
     LinkGeography m_geography;
     Hooks m_hooks;
     std::map<std::pair<int, int>, Link> m_links;
+    std::vector<Interface> m_interfaces; // per node id; empty when the config models none
     std::map<std::pair<int, int>, std::uint64_t> m_intervalBytes;
     TransportCounters m_counters;
     std::multiset<std::pair<int, std::uint64_t>> m_inFlight;
