@@ -21,24 +21,34 @@ std::optional<double> SimTransport::carry(int from, int to, std::uint64_t bytes,
     const double now = m_loop.now();
     if (m_interfaces.empty() || !l.spec().up)
         return l.send(now, bytes, duplicate); // a down link sends nothing, so no interface is busy
-    // Each interface is a FIFO at its own rate, overlapping the link's
-    // transmission (cut-through): a message is through when the slowest of
-    // the three has carried it, so 24 edges at 1 Gb/s into a 10 Gb/s
-    // center take the time of the center's 24 messages, not 24 edges' one.
+    // The sender's interface is a FIFO at its rate; the link takes the
+    // message from when its first bit leaves it, overlapping (cut-through):
+    // the message is off the link when both have carried it.
     Interface &out = m_interfaces[std::size_t(from)];
+    double firstBit = now;
     double readyAt = now;
     if (out.bitsPerSecond > 0) {
-        out.outFreeAt = std::max(out.outFreeAt, now) + Link::transmitSeconds(bytes, out.bitsPerSecond);
+        firstBit = std::max(out.outFreeAt, now);
+        out.outFreeAt = firstBit + Link::transmitSeconds(bytes, out.bitsPerSecond);
         readyAt = out.outFreeAt;
     }
-    auto arrival = l.send(now, readyAt, bytes, duplicate);
-    Interface &in = m_interfaces[std::size_t(to)];
-    if (arrival && in.bitsPerSecond > 0) {
-        // Lost messages never reach the receiver's interface.
-        in.inFreeAt = std::max(in.inFreeAt, now + l.spec().latencySeconds) + Link::transmitSeconds(bytes, in.bitsPerSecond);
-        arrival = std::max(*arrival, in.inFreeAt);
-    }
-    return arrival;
+    return l.send(firstBit, readyAt, bytes, duplicate);
+}
+
+bool SimTransport::queuesAtReceiver(int node) const {
+    return !m_interfaces.empty() && m_interfaces[std::size_t(node)].bitsPerSecond > 0;
+}
+
+double SimTransport::throughReceiver(int node, std::uint64_t bytes, double linkSeconds) {
+    // Called when the message is off its link: the receiver's interface
+    // takes messages in the order they arrive, each from its first bit
+    // (linkSeconds before), at its own rate. So 24 edges at 1 Gb/s into a
+    // 10 Gb/s center take the center's time for 24 messages, not 24 times
+    // one edge's; and a far sender's message does not hold up a near one's.
+    Interface &in = m_interfaces[std::size_t(node)];
+    const double now = m_loop.now();
+    in.inFreeAt = std::max(in.inFreeAt, now - linkSeconds) + Link::transmitSeconds(bytes, in.bitsPerSecond);
+    return std::max(now, in.inFreeAt);
 }
 
 int SimTransport::regionOfNode(int node) const {
@@ -114,7 +124,13 @@ void SimTransport::send(Message m) {
         track(m, true);
         m_loop.at(*duplicate, [this, m]() mutable { deliver(std::move(m)); });
     }
-    if (arrival) {
+    if (arrival && queuesAtReceiver(m.to)) {
+        const double linkSeconds = Link::transmitSeconds(bytes, l.spec().bandwidthBitsPerSecond);
+        m_loop.at(*arrival, [this, m, bytes, linkSeconds]() mutable {
+            const double through = throughReceiver(m.to, bytes, linkSeconds);
+            m_loop.at(through, [this, m]() mutable { deliver(std::move(m)); });
+        });
+    } else if (arrival) {
         m_loop.at(*arrival, [this, m]() mutable { deliver(std::move(m)); });
     } else if (l.spec().up) {
         // Lost on a lossy link: the transport notices after a round trip

@@ -38,9 +38,12 @@ struct TransportCounters {
 // two nodes (latency, bandwidth queue, loss, partition switch), built on
 // first use from the config's geography (LinkGeography). When the config
 // models node interfaces (links.node_interfaces), a message also queues on
-// its sender's outgoing and its receiver's incoming interface, each a FIFO
-// at the node's rate shared by all the node's links (carry()); without
-// them each pair's line is independent. send() charges a message its
+// its sender's outgoing interface (carry()) and, once off its link, on its
+// receiver's incoming one (throughReceiver()), each a FIFO at the node's
+// rate shared by all the node's links; serving's raw sends queue on the
+// sender's only (their sizes are a few KB). Without interfaces each pair's
+// line is independent. Duplicates (a fault) skip the receiver's
+// interface. send() charges a message its
 // wire size, schedules its arrival, and does what a real transport would
 // when it does not arrive: a lost message is sent again after a round
 // trip (as TCP would), a reliable kind (isReliable) keeps being retried
@@ -94,9 +97,14 @@ private:
     void deliver(Message m);
     void drop(const Message &m, const char *reason);
     void track(const Message &m, bool add);
-    // Puts `bytes` from `from` to `to` on their link and, when modelled,
-    // through both nodes' interfaces: the arrival, or nullopt (lost, down).
+    // Puts `bytes` from `from` to `to` through the sender's interface (when
+    // modelled) and on their link: when it is off the link, or nullopt (lost, down).
     std::optional<double> carry(int from, int to, std::uint64_t bytes, std::optional<double> *duplicate);
+    bool queuesAtReceiver(int node) const;
+    // At the time a message of `bytes` is off its link (its bits took
+    // `linkSeconds` on it): books the receiver's interface, returns when the
+    // message is through it.
+    double throughReceiver(int node, std::uint64_t bytes, double linkSeconds);
 
     // A node's interface: a FIFO per direction at its rate. Outgoing: when
     // its queue empties (sender's clock). Incoming: when the last bit queued
