@@ -176,6 +176,18 @@ private Q_SLOTS:
         QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
     }
 
+    // values_on_contribution: read and written back when on; a config
+    // without it writes no key, as before it existed.
+    void valuesOnContributionRoundTrips() {
+        ClusterConfig c = parseClusterConfig(R"({"knobs": {"values_on_contribution": true},
+                                                 "regions": [{"name": "a", "edges": [{}]}]})",
+                                             "contrib.json");
+        QVERIFY(c.knobs.valuesOnContribution);
+        QVERIFY(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.valuesOnContribution);
+        c.knobs.valuesOnContribution = false;
+        QVERIFY(!QString::fromStdString(clusterConfigToJson(c)).contains("values_on_contribution"));
+    }
+
     // The learning-rate schedule: read and written back (its arithmetic:
     // tst_lr_schedule).
     void learningRateSchedule() {
@@ -293,6 +305,9 @@ private Q_SLOTS:
                                              << "knobs.outer_optimizer: must be one of nesterov, average";
         QTest::newRow("wait not bool") << R"({"knobs": {"wait_for_values": "yes"}, "regions": []})"
                                        << "knobs.wait_for_values: must be true or false";
+        QTest::newRow("values on contribution not bool")
+            << R"({"knobs": {"values_on_contribution": 1}, "regions": []})"
+            << "knobs.values_on_contribution: must be true or false";
         QTest::newRow("train ahead too far") << R"({"knobs": {"train_ahead_windows": 17}, "regions": []})"
                                              << "knobs.train_ahead_windows: must be between 0 and 16";
         QTest::newRow("train ahead negative") << R"({"knobs": {"train_ahead_windows": -1}, "regions": []})"

@@ -182,7 +182,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         c.task = top.text("task", c.task, kTasks);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
+                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "values_on_contribution", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds", "confidence_threshold"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
@@ -197,6 +197,12 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
                 if (!k.at("wait_for_values").is_boolean())
                     Reader::fail("knobs.wait_for_values", "must be true or false, got " + k.at("wait_for_values").dump());
                 n.waitForValues = k.at("wait_for_values").get<bool>();
+            }
+            if (k.has("values_on_contribution")) {
+                if (!k.at("values_on_contribution").is_boolean())
+                    Reader::fail("knobs.values_on_contribution",
+                                 "must be true or false, got " + k.at("values_on_contribution").dump());
+                n.valuesOnContribution = k.at("values_on_contribution").get<bool>();
             }
             n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
             n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);

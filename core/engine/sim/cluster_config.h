@@ -60,6 +60,12 @@ struct StrategyKnobs {
     // slow last mile) trains on while it waits, keeping up to this many
     // windows open and sending them as one with the answer; 0 waits idle.
     int trainAheadWindows = 0;
+    // synaptic: an owner sends a merge's new values only to the edges whose
+    // gradients that merge took, and a whole copy to an edge that missed
+    // merges, when it next contributes. Off: every region edge still
+    // training gets every merge's values, which queue up on a slow last
+    // mile (an edge that trains ahead contributes every few windows).
+    bool valuesOnContribution = false;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
     double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region

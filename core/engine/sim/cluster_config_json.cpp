@@ -137,6 +137,9 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
         root["model"]["lr_decay_from"] = c.lrDecayFrom;
     if (c.lrFinal < 1.0)
         root["model"]["lr_final"] = c.lrFinal;
+    // Written only when on, as above (its default is off).
+    if (c.knobs.valuesOnContribution)
+        root["knobs"]["values_on_contribution"] = true;
     return root.dump(2);
 }
 

@@ -421,6 +421,8 @@ StrategyResult Simulation::run() {
             impl.result.stoppedEarly = "stopped after " + std::to_string(int(kQuiescentSeconds)) +
                                        " virtual seconds without a training step; some exchange never completed "
                                        "(a node or link is down)";
+            if (const auto parts = impl.strategy->unfinishedParts(); !parts.empty())
+                impl.result.stoppedEarly += "; waiting: " + parts;
             break;
         }
         if (impl.nextEvalSamples > 0 && world.samplesTrained >= impl.nextEvalSamples) {

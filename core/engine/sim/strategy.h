@@ -27,6 +27,11 @@ public:
     virtual void regionModel(int /*region*/, FlatModel & /*into*/) {}
     // Every edge used its step budget and the last exchange has landed.
     virtual bool finished() const = 0;
+    // What keeps finished() false, named per node ("ap-7's owner: 3
+    // shard(s) with gradients buffered"), for a run stopped because it
+    // never got there.
+    // Empty when the strategy does not say.
+    virtual std::string unfinishedParts() const { return {}; }
     // Every edge's replica, in edge order (training losses, statistics).
     virtual std::vector<Replica *> replicas() const = 0;
     // Whether the strategy has shard owners per region (the driver then

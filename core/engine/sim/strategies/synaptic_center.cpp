@@ -163,6 +163,10 @@ std::set<int> SynapticCenter::heardRegions(double now) const {
     return regions;
 }
 
+int SynapticCenter::shardsWithReports() const {
+    return int(std::count_if(m_shards.begin(), m_shards.end(), [](const Shard &s) { return !s.reports.empty(); }));
+}
+
 bool SynapticCenter::idle() const {
     return std::all_of(m_shards.begin(), m_shards.end(), [](const Shard &s) { return s.reports.empty(); });
 }

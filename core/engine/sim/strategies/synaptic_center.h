@@ -33,6 +33,7 @@ public:
     at::Tensor globalValues() const;     // shard order
     std::uint64_t version(int shard) const { return m_shards[std::size_t(shard)].version; }
     bool idle() const;
+    int shardsWithReports() const; // shards whose region reports wait for a merge (idle() waits for 0)
     bool finished() const override { return idle(); }
     std::uint64_t consistencyMismatches() const { return m_mismatches; }
 

@@ -296,6 +296,8 @@ void SynapticEdge::onLease(double now, const Message &grant, Outbox &out) {
         measured.expiresAt = grant.writtenAt;
     m_lease.onLease(measured, leaseClock(now));
     m_owner.observeLease(m_granted, m_edge);
+    if (m_lease.lease().validAt(leaseClock(now)))
+        m_owner.onLeaseValid(now, m_ctx.windowSeconds(stepSeconds()), out);
     // When the lease runs out by this edge's clock.
     out.timer(m_lease.lease().expiresAt + leaseClockLag(), kLeaseExpiry);
     // A lease that ends before the next heartbeat's answer could come (a

@@ -48,6 +48,7 @@ public:
     SynapticOwner &owner() { return m_owner; }
     EdgeLeaseState::Mode mode() const { return m_lease.mode(); }
     std::uint64_t gradientsSent() const { return m_gradientMessagesSent; }
+    std::uint64_t stepsPushed() const { return m_stepsPushed; }
 
 private:
     enum Timer { kStepDone = 1, kHeartbeat = 2, kLeaseExpiry = 3, kValuesTimeout = 4, kCatchUpTimeout = 5 };

@@ -84,6 +84,25 @@ bool SynapticOwner::idle() const {
     return m_orphans.empty() && m_orphanAnswers.empty();
 }
 
+std::string SynapticOwner::whyNotIdle() const {
+    int pending = 0, syncing = 0, unsynced = 0;
+    for (const auto &[id, s] : m_shards) {
+        pending += !s.pending.empty();
+        syncing += s.syncInFlight;
+        unsynced += m_finishing && s.windowsSinceSync > 0;
+    }
+    std::string out;
+    auto add = [&out](int n, const char *what) {
+        if (n > 0)
+            out += (out.empty() ? "" : ", ") + std::to_string(n) + what;
+    };
+    add(pending, " shard(s) with gradients buffered");
+    add(syncing, " shard(s) waiting for the center's answer to a sync");
+    add(unsynced, " shard(s) with windows not synced yet");
+    add(int(m_orphans.size() + m_orphanAnswers.size()), " orphaned message(s) held");
+    return out;
+}
+
 void SynapticOwner::onKilled(Outbox &out) {
     if (m_ctx.stateStore) {
         // Merges since the last write die with the memory: their
@@ -109,6 +128,8 @@ void SynapticOwner::onKilled(Outbox &out) {
     m_orphans.clear();
     m_heardThisRound.clear();
     m_deadlineArmed = false;
+    m_mergeMissedInLapse = false;
+    m_missedValues.clear(); // lost with the memory: a restart sends whole values (published is reset)
     m_resendArmed = false; // timers die with the process
 }
 
@@ -166,17 +187,35 @@ void SynapticOwner::onGradients(double now, Message &&m, bool ownLeaseValid, dou
         if (active && !m_heardThisRound.count(e))
             everyoneIn = false;
     }
-    if (everyoneIn && ownLeaseValid) {
+    if (everyoneIn && ownLeaseValid)
         merge(now, out);
-    } else if (!m_deadlineArmed) {
-        // In real time, processes sharing cores drift apart by more than a
-        // step (a scheduler delay is tens of ms): wait longer for the rest
-        // of the region, so merges stay whole as in the simulator's
-        // lockstep (still well inside what an edge waits for the answer).
-        const double wait = m_ctx.realTime ? 4 * windowSeconds + 0.3 : 0.5 * windowSeconds + 0.002;
-        out.timer(now + wait, kMergeDeadlineTimer, m_round);
-        m_deadlineArmed = true;
-    }
+    else
+        armMergeDeadline(now, windowSeconds, out);
+}
+
+void SynapticOwner::armMergeDeadline(double now, double windowSeconds, Outbox &out) {
+    if (m_deadlineArmed)
+        return;
+    // In real time, processes sharing cores drift apart by more than a
+    // step (a scheduler delay is tens of ms): wait longer for the rest
+    // of the region, so merges stay whole as in the simulator's
+    // lockstep (still well inside what an edge waits for the answer).
+    const double wait = m_ctx.realTime ? 4 * windowSeconds + 0.3 : 0.5 * windowSeconds + 0.002;
+    out.timer(now + wait, kMergeDeadlineTimer, m_round);
+    m_deadlineArmed = true;
+}
+
+void SynapticOwner::onLeaseValid(double now, double windowSeconds, Outbox &out) {
+    // Only after a deadline that merged nothing: every other wait has its
+    // deadline armed already, so runs without a lapse are unchanged.
+    if (!m_mergeMissedInLapse)
+        return;
+    m_mergeMissedInLapse = false;
+    for (const auto &[id, s] : m_shards)
+        if (!s.pending.empty()) {
+            armMergeDeadline(now, windowSeconds, out);
+            return;
+        }
 }
 
 void SynapticOwner::onMergeDeadline(double now, std::uint64_t round, bool ownLeaseValid, Outbox &out) {
@@ -185,6 +224,8 @@ void SynapticOwner::onMergeDeadline(double now, std::uint64_t round, bool ownLea
     m_deadlineArmed = false;
     if (ownLeaseValid)
         merge(now, out);
+    else
+        m_mergeMissedInLapse = true; // onLeaseValid arms another
 }
 
 void SynapticOwner::merge(double now, Outbox &out) {
@@ -201,8 +242,9 @@ void SynapticOwner::merge(double now, Outbox &out) {
     ++m_round;
     m_heardThisRound.clear();
     m_deadlineArmed = false;
+    m_mergeMissedInLapse = false;
     if (!updated.empty()) {
-        sendValues(updated, out);
+        sendValues(updated, out, nullptr, &contributors);
     } else if (hadGradients) {
         // Everything was rejected: still answer, or the contributors wait
         // for values that never come.
@@ -351,9 +393,10 @@ void SynapticOwner::reportOwnerVersion(int shard, const Store &s, Outbox &out) c
 }
 
 void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &out,
-                               const std::vector<ShardItem> *toFinished) {
+                               const std::vector<ShardItem> *toFinished, const std::set<int> *contributors) {
     if (updated.empty())
         return;
+    const bool onContribution = m_ctx.config->knobs.valuesOnContribution;
     for (int e : regionEdges()) {
         // An edge past its last window trains no more: it takes the
         // region's values at center syncs only (enough to serve), not after
@@ -362,13 +405,34 @@ void SynapticOwner::sendValues(const std::vector<ShardItem> &updated, Outbox &ou
         const bool finished = m_finishedEdges.count(e) > 0;
         if (finished && !toFinished)
             continue;
+        // An edge this merge did not hear from (one that trains ahead
+        // behind a slow line, or was late) gets no copy it has not asked
+        // for: on a slow line those copies queue, and each arrives staler
+        // than the last. It gets the whole values with its next answer.
+        if (onContribution && contributors && !finished && !contributors->count(e)) {
+            m_missedValues.insert(e);
+            continue;
+        }
         Message v;
         v.kind = MessageKind::Values;
         v.to = ClusterShape::nodeOfEdge(e);
         v.round = m_mergedWindow[e];
-        v.shards = finished ? *toFinished : updated; // tensors are shared, never written after sending
+        // Tensors are shared, never written after sending.
+        if (finished)
+            v.shards = *toFinished;
+        else if (m_missedValues.erase(e) > 0)
+            v.shards = wholeValuesOfOwnedShards();
+        else
+            v.shards = updated;
         out.send(std::move(v));
     }
+}
+
+std::vector<ShardItem> SynapticOwner::wholeValuesOfOwnedShards() const {
+    std::vector<ShardItem> items;
+    for (const auto &[id, s] : m_shards)
+        items.push_back(wholeValuesItem(id, s));
+    return items;
 }
 
 ShardItem SynapticOwner::centerDeltaItem(int shard, const Store &s) {
@@ -548,6 +612,7 @@ void SynapticOwner::onCatchUpRequest(double now, const Message &m, Outbox &out) 
         return;
     }
     m_gate.observe(m.origin, m.lease);
+    m_missedValues.erase(m.origin); // this answer is the whole copy it was owed
     Message v;
     v.kind = MessageKind::Values;
     v.to = m.from;
@@ -615,6 +680,11 @@ std::string SynapticOwner::moveShard(double now, int shard, int toEdge, Outbox &
 }
 
 std::vector<int> SynapticOwner::onHandoff(double now, Message &&m, Outbox &out) {
+    // Which edges the old owner left without a merge's values is not
+    // handed over: with knobs.valuesOnContribution every region edge gets
+    // whole copies next, never a delta it may not be able to apply.
+    if (m_ctx.config->knobs.valuesOnContribution)
+        m_missedValues.insert(regionEdges().begin(), regionEdges().end());
     std::vector<int> taken;
     Message announce;
     announce.kind = MessageKind::OwnerAnnounce;
@@ -882,6 +952,7 @@ void SynapticOwner::restoreAfterCrash(double now, Outbox &out, bool previousGene
     m_orphanAnswers.clear();
     m_heardThisRound.clear();
     m_deadlineArmed = false;
+    m_mergeMissedInLapse = false;
     m_appliedSinceWrite.clear();
     const auto every = std::uint64_t(std::max(1, m_ctx.config->knobs.durableEveryMerges));
     for (auto &[id, s] : m_shards) {

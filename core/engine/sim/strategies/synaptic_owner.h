@@ -42,6 +42,11 @@ public:
     // `windowSeconds`: how long the hosting edge's aggregation window lasts.
     void onGradients(double now, Message &&m, bool ownLeaseValid, double windowSeconds, Outbox &out);
     void onMergeDeadline(double now, std::uint64_t round, bool ownLeaseValid, Outbox &out);
+    // The hosting edge's lease is valid again: gradients a deadline left
+    // unmerged while it had lapsed get a new deadline. Without it they
+    // wait for the next gradients to arrive, which never come once the
+    // region's edges are done (the run then never finishes).
+    void onLeaseValid(double now, double windowSeconds, Outbox &out);
     void onCatchUpRequest(double now, const Message &m, Outbox &out);
     void onCenterValues(double now, Message &&m, Outbox &out);
     // Returns the shards this owner took over.
@@ -76,6 +81,7 @@ public:
     // Gradients buffered for a merge or waiting for their shard's handoff.
     std::vector<std::pair<int, std::uint64_t>> heldContributions() const; // (shard, id)
     bool idle() const;                 // nothing buffered, no sync in flight, nothing unsynced after finish
+    std::string whyNotIdle() const;    // what idle() waits for, in words; empty when idle
     bool finishing() const { return m_finishing; }
     bool owns(int shard) const { return m_shards.count(shard) > 0; }
     std::vector<int> ownedShards() const;
@@ -137,11 +143,17 @@ private:
     ShardItem wholeValuesItem(int shard, const Store &s) const;
 
     void merge(double now, Outbox &out);
+    void armMergeDeadline(double now, double windowSeconds, Outbox &out);
     void mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out);
     // `updated` to the region's edges still training; `toFinished` (whole
-    // copies: after a center sync) to those that finished, if given.
+    // copies: after a center sync) to those that finished, if given. With
+    // knobs.valuesOnContribution and a merge's `contributors`, only they
+    // get it; the others are owed a whole copy (m_missedValues).
     void sendValues(const std::vector<ShardItem> &updated, Outbox &out,
-                    const std::vector<ShardItem> *toFinished = nullptr);
+                    const std::vector<ShardItem> *toFinished = nullptr,
+                    const std::set<int> *contributors = nullptr);
+    // Whole values of every shard this owner holds (an edge that missed merges).
+    std::vector<ShardItem> wholeValuesOfOwnedShards() const;
     void maybeSync(double now, bool force, Outbox &out);
     // A center delta's item for the sync in flight (base and sequence; the
     // caller adds the data), and the message that carries such items.
@@ -181,6 +193,9 @@ private:
     std::map<int, std::uint64_t> m_arrivedWindow;
     std::map<int, std::uint64_t> m_mergedWindow;
     std::set<int> m_finishedEdges;
+    // Edges that missed a merge's values (knobs.valuesOnContribution): the
+    // next values they get are whole copies, as a delta would not apply.
+    std::set<int> m_missedValues;
     std::uint64_t m_round = 0;           // merges done
     // Durable state bookkeeping (memory only).
     std::map<int, std::uint64_t> m_writtenVersion; // per shard: its version in the newest write
@@ -192,6 +207,7 @@ private:
     std::vector<Message> m_deferred;
     void endRecovery(double now, Outbox &out);
     bool m_deadlineArmed = false;
+    bool m_mergeMissedInLapse = false; // a merge deadline passed while the hosting edge's lease had lapsed
     bool m_resendArmed = false;          // a kSyncResendTimer is pending
     // Every edge of the region finished or went quiet (or a handoff came
     // from an owner that saw so): each merge and center answer then syncs

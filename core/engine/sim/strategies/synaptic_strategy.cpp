@@ -64,6 +64,29 @@ public:
         return m_center->idle();
     }
 
+    std::string unfinishedParts() const override {
+        std::string out;
+        auto add = [&out](const std::string &part) { out += (out.empty() ? "" : "; ") + part; };
+        for (auto *e : m_edges) {
+            if (!m_world->alive[std::size_t(e->id())])
+                continue;
+            const std::string name = m_world->edgeName(ClusterShape::edgeOfNode(e->id()));
+            if (!e->done())
+                add(name + ": steps left (" + std::to_string(e->stepsPushed()) + " of " +
+                    std::to_string(m_world->stepsPerEdge) + " pushed)");
+            if (e->mode() != EdgeLeaseState::Mode::Training)
+                add(name + ": lease " + (e->mode() == EdgeLeaseState::Mode::ReadOnly ? "lapsed (read-only)"
+                                                                                      : "catching up"));
+            if (const auto why = e->owner().whyNotIdle(); !why.empty())
+                add(name + "'s owner: " + why);
+            else if (!e->owner().ownedShards().empty() && !e->owner().finishing())
+                add(name + "'s owner: not told its region is done");
+        }
+        if (const int waiting = m_center->shardsWithReports(); waiting > 0)
+            add("center: " + std::to_string(waiting) + " shard(s) with region reports not merged");
+        return out;
+    }
+
     std::vector<Replica *> replicas() const override { return m_replicas; }
 
     int moveTarget(const SimCommand &cmd, std::string &why) override {
