@@ -184,6 +184,17 @@ private Q_SLOTS:
         compare(got, {first + 0.001, first + transmit(bytes[1], 10e6) + 0.040});
     }
 
+    void aSlowSendersBitsComeInAtItsPace() {
+        // Every edge's interface at 100 Mb/s on 1 Gb/s links: eu-0's feeds
+        // its link at 100 Mb/s, and eu-1's takes the bits as they come, in
+        // 80 ms, not queued again after the last one.
+        auto c = shipped();
+        c.edgeInterfaceBitsPerSecond = 100e6;
+        std::vector<std::uint64_t> bytes;
+        const auto got = arrivals(c, {{nodeOf(c, "eu-0"), nodeOf(c, "eu-1")}}, kFloats, bytes);
+        compare(got, {transmit(bytes[0], 100e6) + 0.001});
+    }
+
     void aLastMileCapsTheEdgesInterface() {
         // ap-7's 20 Mb/s last mile: each of its links is capped at 20 Mb/s
         // already, and with interfaces its seven messages share that line,

@@ -191,8 +191,8 @@ private Q_SLOTS:
         QVERIFY2(10 * on.valuesToSlowEdge < 6 * off.valuesToSlowEdge, qPrintable(all));
         // What it missed comes whole, so no delta fails to apply there.
         QCOMPARE(on.askedForWhole, 0);
-        if (values == "fp16")
-            QVERIFY2(on.wholeToSlowEdge > 0, qPrintable(all));
+        if (values == "fp16") // what it missed came as whole copies, not deltas
+            QVERIFY2(on.wholeToSlowEdge > off.wholeToSlowEdge, qPrintable(all));
         // Every contribution still lands, none refused as too stale.
         QCOMPARE(after.contributionsApplied, after.contributionsSent);
         QCOMPARE(after.contributionsRejected, std::uint64_t(0));

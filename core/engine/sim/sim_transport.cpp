@@ -125,7 +125,12 @@ void SimTransport::send(Message m) {
         m_loop.at(*duplicate, [this, m]() mutable { deliver(std::move(m)); });
     }
     if (arrival && queuesAtReceiver(m.to)) {
-        const double linkSeconds = Link::transmitSeconds(bytes, l.spec().bandwidthBitsPerSecond);
+        // How long its bits take to come in: the slower of the link and the
+        // sender's interface feeding it.
+        const double outRate = m_interfaces[std::size_t(m.from)].bitsPerSecond;
+        const double linkSeconds =
+            std::max(Link::transmitSeconds(bytes, l.spec().bandwidthBitsPerSecond),
+                     outRate > 0 ? Link::transmitSeconds(bytes, outRate) : 0.0);
         m_loop.at(*arrival, [this, m, bytes, linkSeconds]() mutable {
             const double through = throughReceiver(m.to, bytes, linkSeconds);
             m_loop.at(through, [this, m]() mutable { deliver(std::move(m)); });

@@ -420,7 +420,7 @@ StrategyResult Simulation::run() {
             // died for good, a ring lost a member): stop instead of ticking forever.
             impl.result.stoppedEarly = "stopped after " + std::to_string(int(kQuiescentSeconds)) +
                                        " virtual seconds without a training step; some exchange never completed "
-                                       "(a node or link is down)";
+                                       "(a node or link is down, or a node waits for what never comes)";
             if (const auto parts = impl.strategy->unfinishedParts(); !parts.empty())
                 impl.result.stoppedEarly += "; waiting: " + parts;
             break;

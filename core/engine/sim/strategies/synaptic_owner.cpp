@@ -129,7 +129,11 @@ void SynapticOwner::onKilled(Outbox &out) {
     m_heardThisRound.clear();
     m_deadlineArmed = false;
     m_mergeMissedInLapse = false;
-    m_missedValues.clear(); // lost with the memory: a restart sends whole values (published is reset)
+    // With a state store the memory is lost and a restart resets what the
+    // edges hold (published), so whole values go next anyway; without one
+    // the simulated owner keeps its shards and records, and this with them.
+    if (m_ctx.stateStore)
+        m_missedValues.clear();
     m_resendArmed = false; // timers die with the process
 }
 
