@@ -7,6 +7,7 @@
 #include "core/engine/sim/link_geography.h"
 #include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_transport.h"
+#include "shipped_cluster.h"
 
 #include <QTest>
 
@@ -16,20 +17,7 @@ using namespace synaptic::engine;
 
 namespace {
 
-ClusterConfig shipped() {
-    return loadClusterConfig(qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() + "/default_cluster.json");
-}
-
-int nodeOf(const ClusterConfig &c, const std::string &edge) {
-    int e = 0;
-    for (const auto &r : c.regions)
-        for (const auto &x : r.edges) {
-            if (x.name == edge)
-                return e + 1;
-            ++e;
-        }
-    return -1;
-}
+ClusterConfig shipped() { return shippedCluster(); }
 
 // One message from `from` to `to` on a fresh transport over `config`;
 // returns (arrival time, bytes charged).

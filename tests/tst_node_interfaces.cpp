@@ -11,6 +11,7 @@
 #include "core/engine/sim/link_geography.h"
 #include "core/engine/sim/node_context.h"
 #include "core/engine/sim/sim_transport.h"
+#include "shipped_cluster.h"
 
 #include <ATen/ATen.h>
 
@@ -24,20 +25,7 @@ using namespace synaptic::engine;
 
 namespace {
 
-ClusterConfig shipped() {
-    return loadClusterConfig(qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() + "/default_cluster.json");
-}
-
-int nodeOf(const ClusterConfig &c, const std::string &edge) {
-    int e = 0;
-    for (const auto &r : c.regions)
-        for (const auto &x : r.edges) {
-            if (x.name == edge)
-                return e + 1;
-            ++e;
-        }
-    return -1;
-}
+ClusterConfig shipped() { return shippedCluster(); }
 
 // Sends a Values message of `floats` fp32 values from each (from, to)
 // pair, each at its time, in order, on one fresh transport over `config`;
