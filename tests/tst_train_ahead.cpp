@@ -9,6 +9,7 @@
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/message.h"
 #include "core/engine/sim/simulation.h"
+#include "core/engine/synapse/routing_table.h"
 #include "core/engine/tensor_data.h"
 #include "tiny_cluster_data.h"
 
@@ -16,7 +17,9 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
+#include <map>
 
 using namespace synaptic;
 using namespace synaptic::engine;
@@ -45,24 +48,37 @@ class TestTrainAhead : public QObject {
     // several of its steps.
     // `commands`, `faults` (for every node) and `audit` (the run's audit
     // history) serve the fault cases.
-    StrategyResult run(bool slowLastMile, int trainAheadWindows, SlowEdgeSent *sent = nullptr,
-                       std::vector<SimCommand> commands = {}, NodeContext::Faults faults = {},
-                       std::vector<AuditEvent> *audit = nullptr, std::vector<LeaseEvent> *leases = nullptr,
-                       const std::function<void(ClusterConfig &)> &tweak = {},
-                       const std::function<void(const Message &)> &tap = {}) {
+    struct Extras {
+        SlowEdgeSent *sent = nullptr;
+        std::vector<SimCommand> commands;
+        NodeContext::Faults faults;
+        std::vector<AuditEvent> *audit = nullptr;
+        std::vector<LeaseEvent> *leases = nullptr;
+        std::function<void(ClusterConfig &)> tweak;
+        std::function<void(const Message &)> tap;
+        std::function<void(Simulation &)> prepare; // before the run: commands that need the routing table
+    };
+    // (No default argument: Extras' member initializers are not usable
+    // until the class is complete.)
+    StrategyResult run(bool slowLastMile, int trainAheadWindows) { return run(slowLastMile, trainAheadWindows, Extras{}); }
+    StrategyResult run(bool slowLastMile, int trainAheadWindows, const Extras &x) {
+        auto *sent = x.sent;
+        auto *audit = x.audit;
+        auto *leases = x.leases;
+        const auto &tap = x.tap;
         ClusterConfig c = m_tiny;
         c.regions.pop_back();
         if (slowLastMile)
             c.regions[0].edges[2].lastMile = LastMile{0.050, 20e6, 0};
         c.knobs.trainAheadWindows = trainAheadWindows;
-        if (tweak)
-            tweak(c);
+        if (x.tweak)
+            x.tweak(c);
         SimOptions o;
         o.stepsPerEdge = kSteps;
         o.finalFullEvaluation = false;
-        o.commands = std::move(commands);
+        o.commands = x.commands;
         for (int node = 0; node <= 3; ++node)
-            o.faults[node] = faults;
+            o.faults[node] = x.faults;
         if (audit || leases)
             o.observer = [audit, leases](const SimEvent &e) {
                 if (const auto *a = std::get_if<AuditEvent>(&e); a && audit)
@@ -84,6 +100,8 @@ class TestTrainAhead : public QObject {
                         ++sent->claimingMoreThanOneWindow;
             };
         Simulation sim(c, m_train, m_trainSet.labels, m_test, o);
+        if (x.prepare)
+            x.prepare(sim);
         return sim.run();
     }
 
@@ -95,7 +113,7 @@ private Q_SLOTS:
         const StrategyResult fast = run(false, 8);
         const StrategyResult waiting = run(true, 0);
         SlowEdgeSent aheadSent;
-        const StrategyResult ahead = run(true, 8, &aheadSent);
+        const StrategyResult ahead = run(true, 8, {.sent = &aheadSent});
         const auto describe = [](const char *name, const StrategyResult &r) {
             return QString("%1: %2 virtual s, %3 contributions sent, %4 applied, %5 rejected")
                 .arg(name).arg(r.virtualSeconds).arg(r.contributionsSent).arg(r.contributionsApplied)
@@ -172,7 +190,7 @@ private Q_SLOTS:
                 if (m.kind == MessageKind::CatchUpRequest && m.from == 3 && m.writtenAt == 0)
                     ++seen.askedForWhole;
             };
-            return run(true, 8, nullptr, {}, {}, nullptr, nullptr, tweak, tap);
+            return run(true, 8, {.tweak = tweak, .tap = tap});
         };
         Seen off, on;
         const StrategyResult before = runWith(false, off);
@@ -196,6 +214,116 @@ private Q_SLOTS:
         // Every contribution still lands, none refused as too stale.
         QCOMPARE(after.contributionsApplied, after.contributionsSent);
         QCOMPARE(after.contributionsRejected, std::uint64_t(0));
+    }
+
+    // knobs.values_on_contribution across a shard move: the new owner does
+    // not know which edges the old one left without a merge's values (an
+    // edge it hears every window may have missed the old owner's last
+    // merges), so its first values of the moved shard go to every region
+    // edge whole (SynapticOwner::onHandoff), never as a delta an edge may
+    // not be able to apply. eu-0's first shard moves to eu-1 at 1 s while
+    // eu-2 trains ahead behind its slow line, under fp16 value deltas.
+    void valuesOnContributionSurvivesAShardMove() {
+        int moved = -1;
+        std::map<int, bool> firstWasWhole; // node -> the new owner's first values of the moved shard
+        int askedForWhole = 0;
+        const auto tweak = [](ClusterConfig &c) {
+            c.knobs.valuesOnContribution = true;
+            c.codecs.values = parseCodec("fp16");
+        };
+        const auto prepare = [&moved](Simulation &sim) {
+            for (const auto &row : sim.routing()->rows)
+                if (row->owner.at(0) == 0) {
+                    moved = row->shard.id;
+                    sim.submit(SimCommand{SimCommand::Kind::MoveShard, 1.0, moved, 0, 1});
+                    return;
+                }
+        };
+        const auto tap = [&](const Message &m) {
+            if (m.kind == MessageKind::Values && m.from == 2) // from eu-1, the new owner
+                for (const auto &item : m.shards)
+                    if (item.shard == moved && !firstWasWhole.count(m.to))
+                        firstWasWhole[m.to] = !item.delta;
+            if (m.kind == MessageKind::CatchUpRequest && m.from == 3 && m.writtenAt == 0)
+                ++askedForWhole;
+        };
+        const StrategyResult r = run(true, 8, {.tweak = tweak, .tap = tap, .prepare = prepare});
+        QString firsts;
+        for (const auto &[node, whole] : firstWasWhole)
+            firsts += QString(" node %1: %2;").arg(node).arg(whole ? "whole" : "delta");
+        const QString all = QString("shard %1 moved; first values of it from eu-1:%2 %3 asks for whole values; %4 "
+                                    "contributions sent, %5 applied, %6 rejected")
+                                .arg(moved).arg(firsts).arg(askedForWhole).arg(r.contributionsSent)
+                                .arg(r.contributionsApplied).arg(r.contributionsRejected);
+        qInfo("%s", qPrintable(all));
+        QVERIFY2(moved >= 0, "eu-0 owns no shard");
+        QVERIFY2(r.stoppedEarly.empty(), r.stoppedEarly.c_str());
+        // eu-0 (node 1) and eu-2 (node 3) each got the moved shard, whole first.
+        QVERIFY2(firstWasWhole.count(1) && firstWasWhole.count(3), qPrintable(all));
+        for (const auto &[node, whole] : firstWasWhole)
+            QVERIFY2(whole, qPrintable(all));
+        QCOMPARE(askedForWhole, 0);
+        QCOMPARE(r.contributionsApplied, r.contributionsSent);
+        QCOMPARE(r.contributionsRejected, std::uint64_t(0));
+    }
+
+    // An owner whose merge deadline fell while its hosting edge's lease
+    // had lapsed merged nothing, and when its region's other edges were
+    // done nothing armed another deadline: the run stopped after 60 quiet
+    // virtual seconds with gradients buffered (found under shared node
+    // interfaces; BENCHMARKS, fourteenth pass). Here eu-0 trains its steps
+    // first (eu-1 and eu-2 at a quarter of its speed), is then cut from the
+    // center until after eu-1 and eu-2 have sent their last windows, which
+    // reach eu-0's owners while its lease has lapsed. When the lease is
+    // back the owners merge what they hold (SynapticOwner::onLeaseValid),
+    // and the run ends as the one without the cut does.
+    void aMergeMissedInALapseRunsWhenTheLeaseReturns() {
+        std::vector<SimCommand> commands;
+        for (int edge : {1, 2}) {
+            SimCommand slow{SimCommand::Kind::SetStraggler, 0};
+            slow.node = edge;
+            slow.value = 0.25;
+            commands.push_back(slow);
+        }
+        std::map<int, double> lastWindowAt; // edge -> when it sent its last window
+        const auto lastWindows = [&lastWindowAt](const Message &m) {
+            if (m.kind == MessageKind::Gradients && m.last)
+                lastWindowAt[m.origin] = std::max(lastWindowAt[m.origin], m.writtenAt);
+        };
+        const StrategyResult calm = run(false, 8, {.commands = commands, .tap = lastWindows});
+        QVERIFY2(calm.stoppedEarly.empty(), calm.stoppedEarly.c_str());
+        const double eu0Done = lastWindowAt[0], othersDone = std::max(lastWindowAt[1], lastWindowAt[2]);
+        QVERIFY2(eu0Done > 0 && othersDone > eu0Done + 3, "eu-0 did not finish well before eu-1 and eu-2");
+
+        SimCommand cut{SimCommand::Kind::PartitionLink, eu0Done + 0.05};
+        cut.node = 0;
+        cut.nodeB = -1;
+        SimCommand heal = cut;
+        heal.kind = SimCommand::Kind::HealLink;
+        heal.at = othersDone + 2.0;
+        commands.push_back(cut);
+        commands.push_back(heal);
+        std::vector<LeaseEvent> leases;
+        lastWindowAt.clear();
+        const StrategyResult cutRun = run(false, 8, {.commands = commands, .leases = &leases, .tap = lastWindows});
+        // When eu-0's lease last lapsed before the heal.
+        double eu0LapsedAt = -1;
+        for (const auto &l : leases)
+            if (l.edge == 0 && l.mode == "read_only" && l.time > cut.at && l.time < heal.at)
+                eu0LapsedAt = l.time;
+        const QString all = QString("eu-0 done at %1 s, cut %2-%3 s, lapsed at %4 s; eu-1 and eu-2 done at %5 and %6 s; "
+                                    "%7 virtual s (%8 without the cut), %9 contributions sent, %10 applied")
+                                .arg(eu0Done).arg(cut.at).arg(heal.at).arg(eu0LapsedAt).arg(lastWindowAt[1])
+                                .arg(lastWindowAt[2]).arg(cutRun.virtualSeconds).arg(calm.virtualSeconds)
+                                .arg(cutRun.contributionsSent).arg(cutRun.contributionsApplied);
+        qInfo("%s", qPrintable(all));
+        // The case meant: the last windows went out after eu-0's lease lapsed.
+        QVERIFY2(eu0LapsedAt > 0, qPrintable("eu-0 never went read-only during the cut; " + all));
+        QVERIFY2(std::min(lastWindowAt[1], lastWindowAt[2]) > eu0LapsedAt, qPrintable(all));
+        QVERIFY2(std::max(lastWindowAt[1], lastWindowAt[2]) < heal.at, qPrintable(all));
+        QVERIFY2(cutRun.stoppedEarly.empty(), cutRun.stoppedEarly.c_str());
+        QCOMPARE(cutRun.samples, calm.samples);
+        QCOMPARE(cutRun.contributionsApplied + cutRun.contributionsRejected, cutRun.contributionsSent);
     }
 
     // What eu-2 kept open while training ahead was computed on values from
@@ -285,7 +413,7 @@ private:
     std::vector<Violation> audited(Fault fault, const NodeContext::Faults &faults,
                                             std::vector<LeaseEvent> *leases = nullptr) {
         std::vector<AuditEvent> history;
-        run(true, 8, nullptr, commandsFor(fault), faults, &history, leases);
+        run(true, 8, {.commands = commandsFor(fault), .faults = faults, .audit = &history, .leases = leases});
         return checkInvariants(history);
     }
 
