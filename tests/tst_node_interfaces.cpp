@@ -237,6 +237,7 @@ private Q_SLOTS:
         QTest::newRow("text") << R"({"edge_mbps": "fast"})" << "links.node_interfaces.edge_mbps: must be a number";
         QTest::newRow("unknown key") << R"({"edge_gbps": 1})" << "links.node_interfaces.edge_gbps: unknown key";
         QTest::newRow("not an object") << "1000" << "links.node_interfaces: must be an object";
+        QTest::newRow("empty") << "{}" << "links.node_interfaces: give edge_mbps, center_mbps or both";
     }
     void badValuesAreNamed() {
         QFETCH(QString, interfaces);

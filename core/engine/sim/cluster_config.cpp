@@ -284,6 +284,10 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             if (l.has("inter_region")) c.interRegion = readLink(l.at("inter_region"), "links.inter_region", c.interRegion);
             if (l.has("node_interfaces")) {
                 Reader n(l.at("node_interfaces"), "links.node_interfaces", {"edge_mbps", "center_mbps"});
+                // Written, it means to model interfaces: an empty object
+                // would silently keep per-pair lines.
+                if (!n.has("edge_mbps") && !n.has("center_mbps"))
+                    Reader::fail("links.node_interfaces", "give edge_mbps, center_mbps or both");
                 c.edgeInterfaceBitsPerSecond = n.number("edge_mbps", 0, 0, 1e7, true) * 1e6;
                 c.centerInterfaceBitsPerSecond = n.number("center_mbps", 0, 0, 1e7, true) * 1e6;
             }

@@ -67,10 +67,16 @@ public:
     std::string unfinishedParts() const override {
         std::string out;
         auto add = [&out](const std::string &part) { out += (out.empty() ? "" : "; ") + part; };
+        if (!m_world->alive[std::size_t(m_center->id())])
+            add("center: down");
         for (auto *e : m_edges) {
-            if (!m_world->alive[std::size_t(e->id())])
-                continue;
             const std::string name = m_world->edgeName(ClusterShape::edgeOfNode(e->id()));
+            if (!m_world->alive[std::size_t(e->id())]) {
+                // finished() skips it, but a region waits on the shards it owns.
+                if (!e->owner().ownedShards().empty())
+                    add(name + ": down, owning " + std::to_string(e->owner().ownedShards().size()) + " shard(s)");
+                continue;
+            }
             if (!e->done())
                 add(name + ": steps left (" + std::to_string(e->stepsPushed()) + " of " +
                     std::to_string(m_world->stepsPerEdge) + " pushed)");
