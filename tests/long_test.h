@@ -22,3 +22,18 @@ inline bool longTestsEnabled() { return qEnvironmentVariableIsSet("SYNAPTIC_LONG
         if (!synaptic::test::longTestsEnabled())                                                                   \
             QSKIP("long: runs in this file's _long ctest entry (ctest -L long, scripts/test --long)");              \
     } while (false)
+
+// Under ASan + UBSan (scripts/test-asan: -O0, CI's second stage) a
+// simulation runs about ten times slower than in the default run. A
+// function that runs at length the same simulation a shorter function of
+// its file already runs sanitized starts with
+// SYNAPTIC_SKIP_UNDER_SANITIZERS(): the default run still runs it, and the
+// sanitizers still see that code through the shorter function.
+#if defined(__SANITIZE_ADDRESS__)
+#define SYNAPTIC_SKIP_UNDER_SANITIZERS()                                                                           \
+    QSKIP("sanitized build: this file's shorter simulations cover the same code; the default run runs this one")
+#else
+#define SYNAPTIC_SKIP_UNDER_SANITIZERS()                                                                           \
+    do {                                                                                                           \
+    } while (false)
+#endif

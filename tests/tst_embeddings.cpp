@@ -1,6 +1,7 @@
 // Embedding shards and their hot updates (issue 16): sparse row merges,
 // row versions, owner-to-owner ordering, the lag bound (and a broken guard
 // the audit catches), the language-ID model and the task registry.
+#include "long_test.h"
 #include "test_threads.h"
 #include "core/data/fortune_corpus.h"
 #include "core/engine/config_error.h"
@@ -214,6 +215,7 @@ private Q_SLOTS:
     }
 
     void int8PublishesKeepTheLagGuardAndSpendFewerBytes() {
+        SYNAPTIC_SKIP_UNDER_SANITIZERS(); // with its twin: 18 of the file's 29 s unsanitized
         auto config = loadClusterConfig(testData("tiny_cluster.json"));
         config.intraRegion.lossRate = 0.05;
         auto o = smallScenario();
@@ -498,6 +500,7 @@ private Q_SLOTS:
     }
 
     void hotUpdatesReachEveryEdgeBeforeTheCenterSync() {
+        SYNAPTIC_SKIP_UNDER_SANITIZERS(); // with its twin: 18 of the file's 29 s unsanitized
         const auto config = loadClusterConfig(testData("tiny_cluster.json"));
         auto o = smallScenario();
         o.centerSyncWindows = 16; // 0.8 s
