@@ -215,7 +215,6 @@ private Q_SLOTS:
     }
 
     void int8PublishesKeepTheLagGuardAndSpendFewerBytes() {
-        SYNAPTIC_SKIP_UNDER_SANITIZERS(); // with its twin: 18 of the file's 29 s unsanitized
         auto config = loadClusterConfig(testData("tiny_cluster.json"));
         config.intraRegion.lossRate = 0.05;
         auto o = smallScenario();
@@ -500,7 +499,7 @@ private Q_SLOTS:
     }
 
     void hotUpdatesReachEveryEdgeBeforeTheCenterSync() {
-        SYNAPTIC_SKIP_UNDER_SANITIZERS(); // with its twin: 18 of the file's 29 s unsanitized
+        SYNAPTIC_SKIP_UNDER_SANITIZERS(); // see docs/RELIABILITY.md, "Sanitizers"
         const auto config = loadClusterConfig(testData("tiny_cluster.json"));
         auto o = smallScenario();
         o.centerSyncWindows = 16; // 0.8 s

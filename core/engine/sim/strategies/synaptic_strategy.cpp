@@ -72,9 +72,10 @@ public:
         for (auto *e : m_edges) {
             const std::string name = m_world->edgeName(ClusterShape::edgeOfNode(e->id()));
             if (!m_world->alive[std::size_t(e->id())]) {
-                // finished() skips it, but a region waits on the shards it owns.
-                if (!e->owner().ownedShards().empty())
-                    add(name + ": down, owning " + std::to_string(e->owner().ownedShards().size()) + " shard(s)");
+                // finished() skips a dead edge, but what it owns (its
+                // shards' merges and center syncs) waits for its revival.
+                if (const auto owned = e->owner().ownedShards(); !owned.empty())
+                    add(name + ": down, owning " + std::to_string(owned.size()) + " shard(s)");
                 continue;
             }
             if (!e->done())
