@@ -17,8 +17,6 @@ using namespace synaptic::engine;
 
 namespace {
 
-ClusterConfig shipped() { return shippedCluster(); }
-
 // One message from `from` to `to` on a fresh transport over `config`;
 // returns (arrival time, bytes charged).
 std::pair<double, std::uint64_t> deliverOne(const ClusterConfig &config, int from, int to) {
@@ -69,7 +67,7 @@ private Q_SLOTS:
         QFETCH(QString, b);
         QFETCH(double, latency);
         QFETCH(double, bandwidth);
-        const ClusterConfig c = shipped();
+        const ClusterConfig c = shippedCluster();
         const LinkGeography g(c);
         auto node = [&](const QString &n) { return n == "center" ? 0 : nodeOf(c, n.toStdString()); };
         for (const auto &[x, y] : {std::pair{node(a), node(b)}, std::pair{node(b), node(a)}}) {
@@ -98,7 +96,7 @@ private Q_SLOTS:
     }
 
     void euToApArrivesAfter120msPlusTransmit() {
-        const ClusterConfig c = shipped();
+        const ClusterConfig c = shippedCluster();
         const auto [arrival, bytes] = deliverOne(c, nodeOf(c, "eu-0"), nodeOf(c, "ap-0"));
         QVERIFY(bytes > 0);
         QVERIFY2(near(arrival, 0.120 + Link::transmitSeconds(bytes, 100e6)), qPrintable(QString::number(arrival)));
@@ -108,7 +106,7 @@ private Q_SLOTS:
     }
 
     void slowEdgeIsSlowed() {
-        const ClusterConfig c = shipped();
+        const ClusterConfig c = shippedCluster();
         const auto [slow, slowBytes] = deliverOne(c, nodeOf(c, "ap-7"), kCenterNode);
         const auto [fast, fastBytes] = deliverOne(c, nodeOf(c, "ap-6"), kCenterNode);
         QCOMPARE(slowBytes, fastBytes);

@@ -25,8 +25,6 @@ using namespace synaptic::engine;
 
 namespace {
 
-ClusterConfig shipped() { return shippedCluster(); }
-
 // Sends a Values message of `floats` fp32 values from each (from, to)
 // pair, each at its time, in order, on one fresh transport over `config`;
 // returns each one's arrival (-1: never). `bytes` gets what the transport
@@ -99,7 +97,7 @@ private Q_SLOTS:
     void withoutInterfacesEveryPairHasItsOwnLine() {
         // The shipped default models none: seven messages to seven peers
         // all arrive after one transmit time and 1 ms.
-        const auto c = shipped();
+        const auto c = shippedCluster();
         QCOMPARE(c.edgeInterfaceBitsPerSecond, 0.0);
         QCOMPARE(c.centerInterfaceBitsPerSecond, 0.0);
         std::vector<std::uint64_t> bytes;
@@ -109,7 +107,7 @@ private Q_SLOTS:
     }
 
     void anEdgeSendingToItsRegionQueuesOnItsInterface() {
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeInterfaceBitsPerSecond = 1e9;
         // One line at 1 Gb/s: the k-th message leaves after k transmit
         // times (the receivers' interfaces, as fast as the links, add nothing).
@@ -126,7 +124,7 @@ private Q_SLOTS:
         // message takes 8 ms on its link and 0.8 ms of the center's line,
         // so ten fit in one link's time and the rest queue at the center:
         // the k-th is in at max(8 ms, k * 0.8 ms) after the 40 ms latency.
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeCenter = {0.040, 1e9, 0.0, true};
         c.centerLinks.clear();
         c.centerInterfaceBitsPerSecond = 10e9;
@@ -149,7 +147,7 @@ private Q_SLOTS:
         // links: ap-7's (60 ms and 20 Mb/s to the center, 0.4 s on its
         // link) is sent first but comes last, and eu-0's, sent 1 ms later,
         // is not queued behind it.
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeCenter = {0.040, 1e9, 0.0, true};
         c.centerInterfaceBitsPerSecond = 10e9;
         const int ap7 = nodeOf(c, "ap-7"), eu0 = nodeOf(c, "eu-0");
@@ -162,7 +160,7 @@ private Q_SLOTS:
         // eu-0's 1 Gb/s interface carries 1 MB to eu-1 first (8 ms); the
         // next message's first bit leaves then, and its 10 Mb/s center
         // link takes 0.8 s from there, not from the send.
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeInterfaceBitsPerSecond = 1e9;
         c.edgeCenter = {0.040, 10e6, 0.0, true};
         const int eu0 = nodeOf(c, "eu-0"), eu1 = nodeOf(c, "eu-1");
@@ -176,7 +174,7 @@ private Q_SLOTS:
         // Every edge's interface at 100 Mb/s on 1 Gb/s links: eu-0's feeds
         // its link at 100 Mb/s, and eu-1's takes the bits as they come, in
         // 80 ms, not queued again after the last one.
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeInterfaceBitsPerSecond = 100e6;
         std::vector<std::uint64_t> bytes;
         const auto got = arrivals(c, {{nodeOf(c, "eu-0"), nodeOf(c, "eu-1")}}, kFloats, bytes);
@@ -187,7 +185,7 @@ private Q_SLOTS:
         // ap-7's 20 Mb/s last mile: each of its links is capped at 20 Mb/s
         // already, and with interfaces its seven messages share that line,
         // one after another.
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeInterfaceBitsPerSecond = 1e9;
         const int ap7 = nodeOf(c, "ap-7");
         QCOMPARE(LinkGeography(c).interfaceBitsPerSecond(ap7), 20e6);
@@ -205,7 +203,7 @@ private Q_SLOTS:
     }
 
     void aDownLinkTakesNoTurnOnTheInterface() {
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeInterfaceBitsPerSecond = 1e9;
         const auto sends = toRegionPeers(c, "eu-", 0);
         std::vector<std::uint64_t> bytes;
@@ -217,7 +215,7 @@ private Q_SLOTS:
     }
 
     void theConfigReadsAndWritesThem() {
-        auto c = shipped();
+        auto c = shippedCluster();
         c.edgeInterfaceBitsPerSecond = 1e9;
         c.centerInterfaceBitsPerSecond = 25e9;
         const std::string text = clusterConfigToJson(c);
@@ -226,7 +224,7 @@ private Q_SLOTS:
         QCOMPARE(back.edgeInterfaceBitsPerSecond, 1e9);
         QCOMPARE(back.centerInterfaceBitsPerSecond, 25e9);
         // A config without them writes no key, as before they existed.
-        QVERIFY(clusterConfigToJson(shipped()).find("node_interfaces") == std::string::npos);
+        QVERIFY(clusterConfigToJson(shippedCluster()).find("node_interfaces") == std::string::npos);
     }
 
     void badValuesAreNamed_data() {

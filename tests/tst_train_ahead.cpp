@@ -65,10 +65,6 @@ class TestTrainAhead : public QObject {
         return run(slowLastMile, trainAheadWindows, RunOptions{});
     }
     StrategyResult run(bool slowLastMile, int trainAheadWindows, const RunOptions &options) {
-        auto *sent = options.sent;
-        auto *audit = options.audit;
-        auto *leases = options.leases;
-        const auto tap = options.tap;
         ClusterConfig c = m_tiny;
         c.regions.pop_back();
         if (slowLastMile)
@@ -82,15 +78,15 @@ class TestTrainAhead : public QObject {
         o.commands = options.commands;
         for (int node = 0; node <= 3; ++node)
             o.faults[node] = options.faults;
-        if (audit || leases)
-            o.observer = [audit, leases](const SimEvent &e) {
+        if (options.audit || options.leases)
+            o.observer = [audit = options.audit, leases = options.leases](const SimEvent &e) {
                 if (const auto *a = std::get_if<AuditEvent>(&e); a && audit)
                     audit->push_back(*a);
                 if (const auto *l = std::get_if<LeaseEvent>(&e); l && leases)
                     leases->push_back(*l);
             };
-        if (sent || tap)
-            o.messageTap = [sent, tap](const Message &m, std::uint64_t) {
+        if (options.sent || options.tap)
+            o.messageTap = [sent = options.sent, tap = options.tap](const Message &m, std::uint64_t) {
                 if (tap)
                     tap(m);
                 if (!sent || m.kind != MessageKind::Gradients || m.origin != 2)
