@@ -176,16 +176,22 @@ private Q_SLOTS:
         QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
     }
 
-    // values_on_contribution: read and written back when on; a config
-    // without it writes no key, as before it existed.
+    // values_on_contribution and local_updates: read and written back when
+    // on; a config without them writes no key, as before they existed.
     void valuesOnContributionRoundTrips() {
-        ClusterConfig c = parseClusterConfig(R"({"knobs": {"values_on_contribution": true},
+        ClusterConfig c = parseClusterConfig(R"({"knobs": {"values_on_contribution": true, "local_updates": true},
                                                  "regions": [{"name": "a", "edges": [{}]}]})",
                                              "contrib.json");
         QVERIFY(c.knobs.valuesOnContribution);
-        QVERIFY(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.valuesOnContribution);
+        QVERIFY(c.knobs.localUpdates);
+        const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
+        QVERIFY(back.knobs.valuesOnContribution);
+        QVERIFY(back.knobs.localUpdates);
         c.knobs.valuesOnContribution = false;
-        QVERIFY(!QString::fromStdString(clusterConfigToJson(c)).contains("values_on_contribution"));
+        c.knobs.localUpdates = false;
+        const QString written = QString::fromStdString(clusterConfigToJson(c));
+        QVERIFY(!written.contains("values_on_contribution"));
+        QVERIFY(!written.contains("local_updates"));
     }
 
     // The learning-rate schedule: read and written back (its arithmetic:
@@ -308,6 +314,8 @@ private Q_SLOTS:
         QTest::newRow("values on contribution not bool")
             << R"({"knobs": {"values_on_contribution": 1}, "regions": []})"
             << "knobs.values_on_contribution: must be true or false";
+        QTest::newRow("local updates not bool") << R"({"knobs": {"local_updates": "on"}, "regions": []})"
+                                                << "knobs.local_updates: must be true or false";
         QTest::newRow("train ahead too far") << R"({"knobs": {"train_ahead_windows": 17}, "regions": []})"
                                              << "knobs.train_ahead_windows: must be between 0 and 16";
         QTest::newRow("train ahead negative") << R"({"knobs": {"train_ahead_windows": -1}, "regions": []})"

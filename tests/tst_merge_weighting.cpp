@@ -6,10 +6,14 @@
 // that trains alone moves the global model by its share of the regions the
 // center still hears from (an edge that left stops heartbeating); and the
 // center evaluates with the batch-norm statistics of those regions, not
-// with those of regions that are gone.
+// with those of regions that are gone. Under knobs.local_updates an owner
+// adds the mean of its region's moves instead (FedAvg), and an edge's own
+// optimizer keeps the moves it has not sent apart from owners' values.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/replica.h"
+#include "core/engine/sim/strategies/local_updates.h"
 #include "core/engine/sim/strategies/synaptic_center.h"
 #include "core/engine/sim/strategies/synaptic_edge.h"
 #include "core/engine/sim/strategies/synaptic_owner.h"
@@ -128,6 +132,85 @@ private Q_SLOTS:
         QVERIFY2(std::abs(held - 2 * lr / 3) < 0.05 * 2 * lr / 3, qPrintable(QString::number(held)));
         const double many = firstStepSize(3, 100);
         QVERIFY2(std::abs(many - 4 * lr) < 0.05 * 4 * lr, qPrintable(QString::number(many)));
+    }
+
+    // knobs.local_updates: what the edges send are their replicas' moves,
+    // and the owner adds their sum over the region's edge count: the
+    // region's model is the mean of its edges' replicas. A move's claim of
+    // several windows does not weigh it (the move holds all its steps), and
+    // a merge that holds one edge of three moves the shard a third as far.
+    void anOwnerAddsTheMeanOfItsRegionsMoves() {
+        auto config = m_config;
+        config.knobs.localUpdates = true;
+        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
+        const int shard = owner.ownedShards().front();
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        at::Tensor expected = owner.values(shard).clone();
+        std::vector<at::Tensor> moves;
+        Outbox out;
+        for (int edge = 0; edge < 3; ++edge) {
+            auto m = gradientFrom(edge, shard, 0, size, edge == 1 ? 3 : 1);
+            moves.push_back(m.shards[0].data.clone());
+            owner.onGradients(1.0, std::move(m), true, 0.1, out);
+        }
+        QCOMPARE(owner.version(shard), std::uint64_t(1));
+        expected += (moves[0] + moves[1] + moves[2]) / 3;
+        QVERIFY2(at::allclose(owner.values(shard), expected, 0, 1e-6),
+                 qPrintable(QString::number((owner.values(shard) - expected).abs().max().item<double>())));
+
+        // One edge's move alone, at the merge deadline: a third of it.
+        auto lone = gradientFrom(2, shard, 1, size);
+        lone.shards[0].contributionIds = {99};
+        const at::Tensor move = lone.shards[0].data.clone();
+        owner.onGradients(2.0, std::move(lone), true, 0.1, out);
+        owner.onMergeDeadline(2.1, 1, true, out);
+        QCOMPARE(owner.version(shard), std::uint64_t(2));
+        expected += move / 3;
+        QVERIFY(at::allclose(owner.values(shard), expected, 0, 1e-6));
+    }
+
+    // The edge's side: one Adam step of its own moves the replica, the move
+    // is returned and kept as unsent until its shard's window goes; shards
+    // whose owner's values it lacks are not moved; owners' whole values
+    // arrive with the unsent moves on top.
+    void anEdgesOwnStepsAreKeptUntilSent() {
+        auto config = m_config;
+        config.knobs.localUpdates = true;
+        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        auto replica = world->context(SimWorld::nodeOfEdge(0)).newReplica();
+        FlatModel &model = replica->model();
+        QVERIFY(model.shardCount() >= 3);
+        LocalUpdates local;
+        const at::Tensor before = model.values();
+        replica->trainStep();
+        std::vector<bool> moves(std::size_t(model.shardCount()), true);
+        moves[2] = false;
+        const double lr = m_config.learningRate;
+        const at::Tensor move = local.step(model, moves, lr);
+        QVERIFY(at::allclose(model.values() - before, move, 0, 1e-7));
+        auto slice = [&](const at::Tensor &t, int s) { return t.slice(0, model.shardOffset(s), model.shardOffset(s + 1)); };
+        // Adam's first step moves each element by lr (where the gradient is not 0).
+        const at::Tensor moved0 = slice(move, 0).abs();
+        QVERIFY(moved0.max().item<double>() <= lr * 1.0001);
+        QVERIFY(moved0.gt(0.99 * lr).sum().item<std::int64_t>() > moved0.numel() / 2);
+        QCOMPARE(slice(move, 2).abs().max().item<double>(), 0.0); // not moved
+        QVERIFY(at::equal(slice(model.values(), 2), slice(before, 2)));
+        QVERIFY(at::equal(local.unsent(model, 0), slice(move, 0)));
+
+        // A second step adds to what is unsent.
+        replica->trainStep();
+        const at::Tensor second = local.step(model, moves, lr);
+        QVERIFY(at::allclose(local.unsent(model, 1), slice(move + second, 1), 0, 1e-7));
+        // Shard 0's window goes: its moves are no longer unsent, shard 1's are.
+        local.markSent(model, 0);
+        QCOMPARE(local.unsent(model, 0).abs().max().item<double>(), 0.0);
+        const at::Tensor owners = at::full({model.shardSize(1)}, 0.5f);
+        QVERIFY(at::allclose(local.onWholeValues(model, 1, owners), owners + slice(move + second, 1), 0, 1e-7));
+        const at::Tensor owners0 = at::full({model.shardSize(0)}, 0.5f);
+        QVERIFY(at::equal(local.onWholeValues(model, 0, owners0), owners0));
+        local.dropUnsent();
+        QCOMPARE(local.unsent(model, 1).abs().max().item<double>(), 0.0);
     }
 
     void aHeldMeanWeighsByItsWindows() {

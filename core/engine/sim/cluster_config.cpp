@@ -182,7 +182,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         c.task = top.text("task", c.task, kTasks);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "values_on_contribution", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
+                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "values_on_contribution", "local_updates", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds", "confidence_threshold"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
@@ -203,6 +203,11 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
                     Reader::fail("knobs.values_on_contribution",
                                  "must be true or false, got " + k.at("values_on_contribution").dump());
                 n.valuesOnContribution = k.at("values_on_contribution").get<bool>();
+            }
+            if (k.has("local_updates")) {
+                if (!k.at("local_updates").is_boolean())
+                    Reader::fail("knobs.local_updates", "must be true or false, got " + k.at("local_updates").dump());
+                n.localUpdates = k.at("local_updates").get<bool>();
             }
             n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
             n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);

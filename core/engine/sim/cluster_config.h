@@ -66,6 +66,13 @@ struct StrategyKnobs {
     // training gets every merge's values, which queue up on a slow last
     // mile (an edge that trains ahead contributes every few windows).
     bool valuesOnContribution = false;
+    // synaptic: each edge takes its own Adam steps on its replica (local
+    // updates, as FedAvg and DiLoCo's inner steps) and sends its owners
+    // what the replica moved over the window; an owner adds the mean of
+    // its region's moves to the shard instead of stepping on the merged
+    // gradients. A window of k steps then carries k steps of progress, so
+    // longer windows cut bytes without cutting the steps a sample buys.
+    bool localUpdates = false;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
     double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region

@@ -140,6 +140,8 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
     // Written only when on, as above (its default is off).
     if (c.knobs.valuesOnContribution)
         root["knobs"]["values_on_contribution"] = true;
+    if (c.knobs.localUpdates)
+        root["knobs"]["local_updates"] = true;
     return root.dump(2);
 }
 

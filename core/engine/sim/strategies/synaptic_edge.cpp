@@ -72,6 +72,7 @@ void SynapticEdge::forgetValues(double now, Outbox &out) {
     // center, which would average starting ones in.
     if (!m_ctx.realTime)
         m_replica->model().setValues(m_ctx.model->initialValues);
+    m_local.dropUnsent();
     for (std::size_t s = 0; s < m_holdsValues.size(); ++s) {
         m_cache.setCachedVersion(int(s), 0, true);
         m_holdsValues[s] = false;
@@ -391,8 +392,16 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
     // back during the step, values changed under it) is never pushed.
     std::set<int> askForShards; // owners of shards not pushed: not held
     if (m_lease.canTrain(leaseClock(now)) && m_stepEpoch == m_lease.lease().epoch) {
-        const auto grads = m_replica->model().gradients();
         auto &flat = m_replica->model();
+        std::vector<bool> pushed(std::size_t(flat.shardCount()));
+        for (std::size_t s = 0; s < pushed.size(); ++s)
+            pushed[s] = m_holdsValues[s] || m_ctx.faults.breakPushesOnlyHeldShards;
+        // With local updates what goes to the cache is the replica's move
+        // by the edge's own Adam step (charged like an owner's), not the gradient.
+        const bool local = m_ctx.config->knobs.localUpdates;
+        const auto grads = local ? m_local.step(flat, pushed, m_ctx.learningRate(m_stepsPushed)) : flat.gradients();
+        if (local)
+            out.compute(m_ctx.computeSeconds(kAdamFlopsPerParameter * double(flat.size())));
         for (int s = 0; s < flat.shardCount(); ++s) {
             // A shard it holds no owner's values of (restarted, and that
             // owner stayed silent past kLostValuesWaitSeconds) is trained
@@ -400,7 +409,7 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
             // starting values or the center's copy, versions behind. Its
             // owner is asked for the whole shard (below), which it may not
             // merge again for a long while if no other edge pushes to it.
-            if (!m_holdsValues[std::size_t(s)] && !m_ctx.faults.breakPushesOnlyHeldShards) {
+            if (!pushed[std::size_t(s)]) {
                 askForShards.insert(ownerNode(s));
                 continue;
             }
@@ -447,6 +456,7 @@ bool SynapticEdge::keepsWindowsAheadByFault() const {
 
 void SynapticEdge::dropOpenWindow() {
     m_cache.flush();
+    m_local.dropUnsent();
     m_windowSteps = 0;
     m_windowsAhead = 0;
 }
@@ -521,9 +531,15 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         item.shard = g.shard;
         item.version = g.baseVersion;
         item.windows = std::uint32_t(g.windows);
+        // With local updates the edge sends what its replica moved over the
+        // window: the sum of its steps' moves, not their mean.
+        const bool local = m_ctx.config->knobs.localUpdates;
+        const at::Tensor update = local ? g.mean.mul(double(g.contributions)) : g.mean;
+        if (local)
+            m_local.markSent(m_replica->model(), g.shard);
         // Lossy codecs keep what they left out per shard and send it with
         // the next window (error feedback); fp32 sends the mean as it is.
-        setCoded(item.data, item.coding, m_gradientFeedback[g.shard].compress(g.mean, m_ctx.config->codecs.gradients));
+        setCoded(item.data, item.coding, m_gradientFeedback[g.shard].compress(update, m_ctx.config->codecs.gradients));
         item.contributionIds.push_back(contributionId(m_edge, m_ctx.incarnation, m_window));
         messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
@@ -605,7 +621,12 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
             }
             m_replica->model().setShardValues(item.shard, m_replica->model().shardValues(item.shard).add_(item.data));
         } else {
-            m_replica->model().setShardValues(item.shard, item.data);
+            // The edge's own moves the owner has not merged yet stay on top
+            // (local updates; none otherwise). A delta (above) keeps them.
+            m_replica->model().setShardValues(
+                item.shard, m_ctx.config->knobs.localUpdates
+                                ? m_local.onWholeValues(m_replica->model(), item.shard, item.data)
+                                : item.data);
             m_holdsValues[std::size_t(item.shard)] = true;
             wholeArrived = true;
         }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "local_updates.h"
 #include "synaptic_owner.h"
 
 #include "core/engine/codec/error_feedback.h"
@@ -148,6 +149,7 @@ private:
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
     std::map<int, double> m_catchUpAsked;   // owners asked for whole values (a missed delta, a shard not held), and when
     std::map<int, ErrorFeedback> m_gradientFeedback; // per shard: what lossy gradient codecs left out
+    LocalUpdates m_local; // knobs.localUpdates: the edge's own optimizer and its unsent moves
     // How long each owner (node) takes to answer a window, smoothed, and
     // when the recent windows closed: an owner far slower than the rest of
     // the region (a slow last mile) is not waited for; its values are

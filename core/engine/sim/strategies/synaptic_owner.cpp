@@ -274,6 +274,7 @@ void SynapticOwner::merge(double now, Outbox &out) {
 }
 
 void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out) {
+    const bool localUpdates = m_ctx.config->knobs.localUpdates; // items carry the edges' moves, not gradients
     at::Tensor sum;
     std::vector<std::uint64_t> ids;
     double windows = 0; // aggregation windows in this merge, over every accepted edge
@@ -301,7 +302,9 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         // Capped: one edge's claim cannot outweigh the whole region by much.
         const double w = std::min(double(std::max<std::uint32_t>(1, p.item.windows)),
                                   kMaxStepScale * double(regionEdges().size()));
-        sum = sum.defined() ? sum.add_(p.item.data, w) : p.item.data.mul(w);
+        // A local update's move holds all of its steps already: summed as it is.
+        const double weight = localUpdates ? 1.0 : w;
+        sum = sum.defined() ? sum.add_(p.item.data, weight) : p.item.data.mul(weight);
         windows += w;
         ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
         newestSeen = std::max(newestSeen, p.item.version);
@@ -309,25 +312,34 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
     s.pending.clear();
     if (!sum.defined())
         return;
-    sum.div_(windows);
-    AdamOptions adam;
-    // The linear scaling rule: the configured rate is for the whole
-    // region's batch; a merge with fewer windows (a straggler's late one, a
-    // region half cut off, the last edge still training) steps in
-    // proportion. Adam's step does not shrink with a noisier mean, so
-    // without this one edge's batch would move the shard as far as eight.
-    // The other way too: a slow owner's merge of shards its region held
-    // back for five windows steps five times as far, once (up to
-    // kMaxStepScale times the rate, to keep Adam stable).
-    const double share = windows / double(std::max<std::size_t>(1, regionEdges().size()));
-    // The schedule's point: the steps this owner's own edge has pushed, so
-    // no message has to carry one. Its region's edges push in step with it
-    // on the default; a straggler's shards follow the straggler's clock
-    // (and a fast owner's those of a straggler reach the end a little
-    // early), which the schedule's smooth cosine makes a small difference.
-    adam.lr = m_ctx.learningRate(m_hostSteps ? m_hostSteps() : 0) * std::min(kMaxStepScale, share);
-    adamStep(s.values, sum, s.adam, adam);
-    out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
+    const double regionSize = double(std::max<std::size_t>(1, regionEdges().size()));
+    if (localUpdates) {
+        // The region's model is the mean of its edges' replicas (FedAvg):
+        // each edge's move counts 1/N, so a merge that holds one edge's
+        // window moves the shard an Nth as far as a full region's would.
+        s.values.add_(sum, 1.0 / regionSize);
+        out.compute(m_ctx.computeSeconds((double(ids.size()) + kOuterFlopsPerParameter) * double(sum.numel())));
+    } else {
+        sum.div_(windows);
+        AdamOptions adam;
+        // The linear scaling rule: the configured rate is for the whole
+        // region's batch; a merge with fewer windows (a straggler's late one, a
+        // region half cut off, the last edge still training) steps in
+        // proportion. Adam's step does not shrink with a noisier mean, so
+        // without this one edge's batch would move the shard as far as eight.
+        // The other way too: a slow owner's merge of shards its region held
+        // back for five windows steps five times as far, once (up to
+        // kMaxStepScale times the rate, to keep Adam stable).
+        const double share = windows / regionSize;
+        // The schedule's point: the steps this owner's own edge has pushed, so
+        // no message has to carry one. Its region's edges push in step with it
+        // on the default; a straggler's shards follow the straggler's clock
+        // (and a fast owner's those of a straggler reach the end a little
+        // early), which the schedule's smooth cosine makes a small difference.
+        adam.lr = m_ctx.learningRate(m_hostSteps ? m_hostSteps() : 0) * std::min(kMaxStepScale, share);
+        adamStep(s.values, sum, s.adam, adam);
+        out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
+    }
     // An owner restarted from an old state file may be behind versions its
     // edges already hold: its first merge goes past every one they computed
     // on by a reservation's width (the last few versions it issued before
