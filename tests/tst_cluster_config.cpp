@@ -176,9 +176,9 @@ private Q_SLOTS:
         QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
     }
 
-    // values_on_contribution and local_updates: read and written back when
+    // The on/off knobs values_on_contribution and local_updates: read and written back when
     // on; a config without them writes no key, as before they existed.
-    void valuesOnContributionRoundTrips() {
+    void onOffKnobsRoundTrip() {
         ClusterConfig c = parseClusterConfig(R"({"knobs": {"values_on_contribution": true, "local_updates": true},
                                                  "regions": [{"name": "a", "edges": [{}]}]})",
                                              "contrib.json");

@@ -7,13 +7,11 @@
 // center still hears from (an edge that left stops heartbeating); and the
 // center evaluates with the batch-norm statistics of those regions, not
 // with those of regions that are gone. Under knobs.local_updates an owner
-// adds the mean of its region's moves instead (FedAvg), and an edge's own
-// optimizer keeps the moves it has not sent apart from owners' values.
+// adds the mean of its region's moves instead (FedAvg; the edge's side:
+// tst_local_updates).
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
-#include "core/engine/sim/replica.h"
-#include "core/engine/sim/strategies/local_updates.h"
 #include "core/engine/sim/strategies/synaptic_center.h"
 #include "core/engine/sim/strategies/synaptic_edge.h"
 #include "core/engine/sim/strategies/synaptic_owner.h"
@@ -168,49 +166,6 @@ private Q_SLOTS:
         QCOMPARE(owner.version(shard), std::uint64_t(2));
         expected += move / 3;
         QVERIFY(at::allclose(owner.values(shard), expected, 0, 1e-6));
-    }
-
-    // The edge's side: one Adam step of its own moves the replica, the move
-    // is returned and kept as unsent until its shard's window goes; shards
-    // whose owner's values it lacks are not moved; owners' whole values
-    // arrive with the unsent moves on top.
-    void anEdgesOwnStepsAreKeptUntilSent() {
-        auto config = m_config;
-        config.knobs.localUpdates = true;
-        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
-        auto replica = world->context(SimWorld::nodeOfEdge(0)).newReplica();
-        FlatModel &model = replica->model();
-        QVERIFY(model.shardCount() >= 3);
-        LocalUpdates local;
-        const at::Tensor before = model.values();
-        replica->trainStep();
-        std::vector<bool> moves(std::size_t(model.shardCount()), true);
-        moves[2] = false;
-        const double lr = m_config.learningRate;
-        const at::Tensor move = local.step(model, moves, lr);
-        QVERIFY(at::allclose(model.values() - before, move, 0, 1e-7));
-        auto slice = [&](const at::Tensor &t, int s) { return t.slice(0, model.shardOffset(s), model.shardOffset(s + 1)); };
-        // Adam's first step moves each element by lr (where the gradient is not 0).
-        const at::Tensor moved0 = slice(move, 0).abs();
-        QVERIFY(moved0.max().item<double>() <= lr * 1.0001);
-        QVERIFY(moved0.gt(0.99 * lr).sum().item<std::int64_t>() > moved0.numel() / 2);
-        QCOMPARE(slice(move, 2).abs().max().item<double>(), 0.0); // not moved
-        QVERIFY(at::equal(slice(model.values(), 2), slice(before, 2)));
-        QVERIFY(at::equal(local.unsent(model, 0), slice(move, 0)));
-
-        // A second step adds to what is unsent.
-        replica->trainStep();
-        const at::Tensor second = local.step(model, moves, lr);
-        QVERIFY(at::allclose(local.unsent(model, 1), slice(move + second, 1), 0, 1e-7));
-        // Shard 0's window goes: its moves are no longer unsent, shard 1's are.
-        local.markSent(model, 0);
-        QCOMPARE(local.unsent(model, 0).abs().max().item<double>(), 0.0);
-        const at::Tensor owners = at::full({model.shardSize(1)}, 0.5f);
-        QVERIFY(at::allclose(local.onWholeValues(model, 1, owners), owners + slice(move + second, 1), 0, 1e-7));
-        const at::Tensor owners0 = at::full({model.shardSize(0)}, 0.5f);
-        QVERIFY(at::equal(local.onWholeValues(model, 0, owners0), owners0));
-        local.dropUnsent();
-        QCOMPARE(local.unsent(model, 1).abs().max().item<double>(), 0.0);
     }
 
     void aHeldMeanWeighsByItsWindows() {

@@ -4,9 +4,8 @@
 // comes. Waiting idle, it trains at its link's pace, not its compute's, and
 // its region's last windows are its lone tail. Also here, on the same
 // one-region cluster: what owners send an edge that trains ahead
-// (knobs.values_on_contribution, across a shard move too), an owner's
-// merge missed while its edge's lease had lapsed, and what edges send
-// under knobs.local_updates.
+// (knobs.values_on_contribution, across a shard move too), and an owner's
+// merge missed while its edge's lease had lapsed.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/audit/invariants.h"
 #include "core/engine/codec/codec_spec.h"
@@ -17,7 +16,6 @@
 #include "core/engine/tensor_data.h"
 #include "tiny_cluster_data.h"
 
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
 #include <QTest>
@@ -152,72 +150,6 @@ private Q_SLOTS:
         const StrategyResult fastOff = run(false, 0);
         QCOMPARE(fastOff.contributionsSent, fast.contributionsSent);
         QCOMPARE(fastOff.virtualSeconds, fast.virtualSeconds);
-    }
-
-    // knobs.local_updates on fast links: edges send their replicas' moves,
-    // not gradients. A one-step window's move is one Adam step (each
-    // element moves by the rate, at the first), a two-step window's is the
-    // sum of two (a mean would stay under the rate); two-step windows send
-    // about half the messages of one-step ones, every contribution lands,
-    // and the model learns as well as it does on gradients.
-    void localUpdatesSendEachWindowsWholeMove() {
-        struct FirstMove {
-            double maxAbs = -1;
-            double meanAbs = -1;
-            std::int64_t atRate = 0; // elements within 1 % of the rate
-            std::int64_t elements = 0;
-        };
-        const double lr = m_tiny.learningRate;
-        const auto runWith = [&](bool local, int windowSteps, FirstMove &first, int &messages) {
-            const auto tweak = [=](ClusterConfig &c) {
-                c.knobs.localUpdates = local;
-                c.knobs.aggregationWindowSteps = windowSteps;
-            };
-            const auto tap = [&, lr](const Message &m) {
-                if (m.kind != MessageKind::Gradients || m.shards.empty())
-                    return;
-                ++messages;
-                if (m.origin != 0 || first.maxAbs >= 0) // eu-0's first window
-                    return;
-                at::Tensor all = m.shards.front().data.abs();
-                for (std::size_t i = 1; i < m.shards.size(); ++i)
-                    all = at::cat({all, m.shards[i].data.abs()});
-                first.maxAbs = all.max().item<double>();
-                first.meanAbs = all.mean().item<double>();
-                first.atRate = all.sub(lr).abs().lt(0.01 * lr).sum().item<std::int64_t>();
-                first.elements = all.numel();
-            };
-            return run(false, 0, {.tweak = tweak, .tap = tap});
-        };
-        FirstMove gradFirst, oneFirst, twoFirst;
-        int gradMessages = 0, oneMessages = 0, twoMessages = 0;
-        const StrategyResult gradients = runWith(false, 1, gradFirst, gradMessages);
-        const StrategyResult one = runWith(true, 1, oneFirst, oneMessages);
-        const StrategyResult two = runWith(true, 2, twoFirst, twoMessages);
-        const auto describe = [](const char *name, const StrategyResult &r, const FirstMove &f, int messages) {
-            return QString("%1: accuracy %2, %3 gradient messages, %4/%5 applied, first move max %6 mean %7 (%8 of %9 at the rate)")
-                .arg(name).arg(r.finalAccuracy).arg(messages).arg(r.contributionsApplied).arg(r.contributionsSent)
-                .arg(f.maxAbs).arg(f.meanAbs).arg(f.atRate).arg(f.elements);
-        };
-        const QString all = describe("gradients", gradients, gradFirst, gradMessages) + "; " +
-                            describe("local, 1 step", one, oneFirst, oneMessages) + "; " +
-                            describe("local, 2 steps", two, twoFirst, twoMessages);
-        qInfo("%s", qPrintable(all));
-        QCOMPARE(one.samples, gradients.samples);
-        QCOMPARE(two.samples, gradients.samples);
-        // One Adam step from a fresh state: every element by at most the
-        // rate, most by the rate itself. A gradient is not that.
-        QVERIFY2(oneFirst.maxAbs <= 1.0001 * lr && 2 * oneFirst.atRate > oneFirst.elements, qPrintable(all));
-        QVERIFY2(2 * gradFirst.atRate < gradFirst.elements, qPrintable(all));
-        // Two steps summed: past the rate on average (Adam's second step
-        // can pass the rate by a hair: measured max 2.0014 times it).
-        QVERIFY2(twoFirst.meanAbs > 1.2 * lr && twoFirst.maxAbs <= 2.01 * lr, qPrintable(all));
-        QVERIFY2(10 * twoMessages < 6 * oneMessages, qPrintable(all));
-        for (const StrategyResult *r : {&one, &two}) {
-            QCOMPARE(r->contributionsApplied, r->contributionsSent);
-            QCOMPARE(r->contributionsRejected, std::uint64_t(0));
-            QVERIFY2(r->finalAccuracy > gradients.finalAccuracy - 0.05, qPrintable(all));
-        }
     }
 
     // knobs.values_on_contribution: owners send a merge's values only to

@@ -46,7 +46,8 @@ struct RegionConfig {
 };
 
 // Knobs of the strategies (DESIGN.md §1); the ones a strategy does not use
-// are ignored by it. All live-editable through commands later.
+// are ignored by it. Some are live-editable (knob_commands.cpp);
+// local_updates is not: it changes what a running cluster's messages mean.
 struct StrategyKnobs {
     int aggregationWindowSteps = 1;   // synaptic: local steps merged before pushing to the owner
     double aggregationWindowMs = 0;   // synaptic: > 0: the window is this many virtual ms instead of a step count

@@ -436,6 +436,8 @@ StrategyResult Simulation::run() {
         impl.loop.runUntil(budget); // the budget ran out between two events: the clock ends at it
     impl.reportLinkBytes(impl.loop.now() - impl.lastLinkReport); // the last, partial interval
     impl.auditRunEnd();
+    if (impl.options.inspectNodes)
+        impl.options.inspectNodes(impl.nodes);
     // The last point of the curve is the model as the run left it: also
     // when no sample was trained since the point before, whenever the clock
     // moved on (messages in flight, the last gradients and a final sync,

@@ -23,6 +23,8 @@
 
 namespace synaptic::engine {
 
+class SimNode;
+
 struct SimOptions {
     std::string device = "cpu";
     std::uint64_t stepsPerEdge = 0;     // training steps per edge; 0 = until virtualSeconds
@@ -39,6 +41,9 @@ struct SimOptions {
     // Every message the simulated network carries, with the bytes charged
     // for it (engine thread; tests check them against the wire encoding).
     std::function<void(const Message &, std::uint64_t bytes)> messageTap;
+    // The nodes as the run left them, before the final evaluation (engine
+    // thread; tests look at an edge's replica against its owners' values).
+    std::function<void(const std::vector<std::unique_ptr<SimNode>> &)> inspectNodes;
     // Faults and guard breaks (issue 15), per node id; never from a config file.
     std::map<int, NodeContext::Faults> faults;
     // Owners' durable state (issue 15 §1) goes to files under this
@@ -49,7 +54,6 @@ struct SimOptions {
 
 struct SimWorld;
 class Strategy;
-class SimNode;
 class Link;
 class EventLoop;
 

@@ -16,7 +16,8 @@ struct MergedGradient {
     // The weight in aggregation windows the owner gives the mean: 1, or more
     // when the shard was held back (flushExcept) while its owner was slow
     // (an edge that trained ahead sends several windows' steps as 1). The
-    // owner weighs and scales its step by it (linear scaling rule).
+    // owner weighs and scales its step by it (linear scaling rule); not
+    // under knobs.local_updates, where pushes are moves, summed whole.
     int windows = 1;
 };
 

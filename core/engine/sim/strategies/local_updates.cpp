@@ -5,38 +5,90 @@
 
 namespace synaptic::engine {
 
-at::Tensor LocalUpdates::step(FlatModel &model, const std::vector<bool> &moves, double lr) {
+at::Tensor LocalUpdates::slice(const at::Tensor &t, const FlatModel &model, int shard) const {
+    return t.slice(0, model.shardOffset(shard), model.shardOffset(shard + 1));
+}
+
+void LocalUpdates::ensureSums(const at::Tensor &like) {
+    if (!m_unsent.defined())
+        m_unsent = torch::zeros_like(like);
+    if (!m_moved.defined())
+        m_moved = torch::zeros_like(like);
+}
+
+at::Tensor LocalUpdates::step(FlatModel &model, const std::vector<bool> &shardsToMove, double lr) {
     torch::NoGradGuard noGrad;
+    at::Tensor gradient = model.gradients();
+    // Which shards' gradients are not finite: looked at per shard only
+    // when the whole gradient is not (one check per step otherwise).
+    std::vector<bool> bad(shardsToMove.size(), false);
+    const bool anyBad = !gradient.isfinite().all().item<bool>();
+    for (int s = 0; anyBad && s < model.shardCount(); ++s)
+        bad[std::size_t(s)] = !slice(gradient, model, s).isfinite().all().item<bool>();
+    const at::Tensor rawGradient = anyBad ? gradient.clone() : gradient;
+    for (int s = 0; s < model.shardCount(); ++s)
+        if (bad[std::size_t(s)]) // kept out of the moments too
+            slice(gradient, model, s).zero_();
     const at::Tensor before = model.values();
     at::Tensor after = before.clone();
     AdamOptions options;
     options.lr = lr;
-    adamStep(after, model.gradients(), m_adam, options);
+    adamStep(after, gradient, m_adam, options);
     at::Tensor move = after.sub_(before);
     for (int s = 0; s < model.shardCount(); ++s)
-        if (!moves[std::size_t(s)]) // a shard whose owner's values it lacks is not moved (nor pushed)
-            move.slice(0, model.shardOffset(s), model.shardOffset(s + 1)).zero_();
+        if (!shardsToMove[std::size_t(s)] || bad[std::size_t(s)])
+            slice(move, model, s).zero_();
     model.setValues(before + move);
-    if (!m_unsent.defined())
-        m_unsent = torch::zeros_like(move);
+    ensureSums(move);
     m_unsent.add_(move);
-    return move;
+    m_moved.add_(move);
+    if (!anyBad)
+        return move;
+    at::Tensor pushes = move.clone();
+    for (int s = 0; s < model.shardCount(); ++s)
+        if (bad[std::size_t(s)])
+            slice(pushes, model, s).copy_(slice(rawGradient, model, s));
+    return pushes;
 }
 
 at::Tensor LocalUpdates::unsent(const FlatModel &model, int shard) const {
     if (!m_unsent.defined())
         return torch::zeros({model.shardSize(shard)}, model.shardValues(shard).options());
-    return m_unsent.slice(0, model.shardOffset(shard), model.shardOffset(shard + 1));
+    return slice(m_unsent, model, shard).clone();
 }
 
 void LocalUpdates::markSent(const FlatModel &model, int shard) {
     if (m_unsent.defined())
-        m_unsent.slice(0, model.shardOffset(shard), model.shardOffset(shard + 1)).zero_();
+        slice(m_unsent, model, shard).zero_();
 }
 
 void LocalUpdates::dropUnsent() {
     if (m_unsent.defined())
         m_unsent.zero_();
+}
+
+at::Tensor LocalUpdates::onWholeValues(const FlatModel &model, int shard, const at::Tensor &values) {
+    if (!m_unsent.defined())
+        return values;
+    slice(m_moved, model, shard).copy_(slice(m_unsent, model, shard));
+    return values.add(slice(m_unsent, model, shard));
+}
+
+at::Tensor LocalUpdates::onValueDelta(const FlatModel &model, int shard, const at::Tensor &delta) {
+    const at::Tensor replica = model.shardValues(shard);
+    if (!m_unsent.defined())
+        return replica.add(delta);
+    // The owner's copy the delta was taken on is the replica less the
+    // edge's moves since it took that copy.
+    at::Tensor values = replica.sub(slice(m_moved, model, shard)).add_(delta).add_(slice(m_unsent, model, shard));
+    slice(m_moved, model, shard).copy_(slice(m_unsent, model, shard));
+    return values;
+}
+
+void LocalUpdates::reset() {
+    m_adam = AdamState{};
+    m_unsent = at::Tensor();
+    m_moved = at::Tensor();
 }
 
 } // namespace synaptic::engine

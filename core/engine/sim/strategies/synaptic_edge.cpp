@@ -72,7 +72,7 @@ void SynapticEdge::forgetValues(double now, Outbox &out) {
     // center, which would average starting ones in.
     if (!m_ctx.realTime)
         m_replica->model().setValues(m_ctx.model->initialValues);
-    m_local.dropUnsent();
+    m_local.reset();
     for (std::size_t s = 0; s < m_holdsValues.size(); ++s) {
         m_cache.setCachedVersion(int(s), 0, true);
         m_holdsValues[s] = false;
@@ -143,6 +143,7 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_owner.onKilled(out);
     if (!keepsWindowsAheadByFault())
         dropOpenWindow(); // unsent window gradients die with the process
+    m_local.reset(); // and so does the edge's own optimizer (local updates), as in a live process
     m_lease = EdgeLeaseState{};
     m_granted = Lease{};
     out.report(LeaseEvent{now, m_edge, "down", 0});
@@ -399,7 +400,7 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
         // With local updates what goes to the cache is the replica's move
         // by the edge's own Adam step (charged like an owner's), not the gradient.
         const bool local = m_ctx.config->knobs.localUpdates;
-        const auto grads = local ? m_local.step(flat, pushed, m_ctx.learningRate(m_stepsPushed)) : flat.gradients();
+        const auto pushes = local ? m_local.step(flat, pushed, m_ctx.learningRate(m_stepsPushed)) : flat.gradients();
         if (local)
             out.compute(m_ctx.computeSeconds(kAdamFlopsPerParameter * double(flat.size())));
         for (int s = 0; s < flat.shardCount(); ++s) {
@@ -413,7 +414,7 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
                 askForShards.insert(ownerNode(s));
                 continue;
             }
-            m_cache.pushGradient(s, grads.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
+            m_cache.pushGradient(s, pushes.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
                                  m_cache.cachedVersion(s));
         }
         ++m_stepsPushed;
@@ -507,6 +508,9 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     // difference three seeds can resolve; this is chosen on the argument.
     // Shards held for a slow owner (heldShards) still claim their count:
     // there the edge trained on fresh values, and only the owner is slow.
+    // All of this is on gradients. Under local updates an edge sends the
+    // sum of its moves, and every step in it counts, kept-open windows and
+    // held shards alike: the owner adds moves unweighted (and uncapped).
     const auto merged = m_cache.flushExcept(heldShards(now, last));
     m_windowSteps = 0;
     m_windowsAhead = 0;
@@ -619,10 +623,13 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
                 missedDelta = true;
                 continue;
             }
-            m_replica->model().setShardValues(item.shard, m_replica->model().shardValues(item.shard).add_(item.data));
+            auto &flat = m_replica->model();
+            flat.setShardValues(item.shard, m_ctx.config->knobs.localUpdates
+                                                ? m_local.onValueDelta(flat, item.shard, item.data)
+                                                : flat.shardValues(item.shard).add_(item.data));
         } else {
-            // The edge's own moves the owner has not merged yet stay on top
-            // (local updates; none otherwise). A delta (above) keeps them.
+            // Under local updates the edge's moves the owner has not been
+            // sent yet stay on top (LocalUpdates; the delta path above too).
             m_replica->model().setShardValues(
                 item.shard, m_ctx.config->knobs.localUpdates
                                 ? m_local.onWholeValues(m_replica->model(), item.shard, item.data)

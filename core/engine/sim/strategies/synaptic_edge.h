@@ -19,7 +19,9 @@ namespace synaptic::engine {
 // the shard versions it was computed on, and at the end of each aggregation
 // window sends the merged gradients to each shard's owner in the region
 // (behind a slow link it may train ahead and send several windows as one:
-// knobs.trainAheadWindows).
+// knobs.trainAheadWindows). Under knobs.localUpdates it takes its own
+// Adam step after each training step and pushes the replica's move
+// instead of the gradient (LocalUpdates).
 // Applies owners' new values at step boundaries. Holds a lease from the
 // center: read-only (no training, no pushes) when it lapses; on a new lease
 // it catches up with every owner before training again. Also hosts the
