@@ -54,6 +54,9 @@ class TestSessionRecording : public QObject {
     ClusterConfig m_config;
     SimData m_data;
     std::string m_path;
+    // LibTorch's intra-op threads the recording runs on (SYNAPTIC_TEST_THREADS,
+    // or 2): a rerun must use as many, since the bits depend on the count.
+    int m_threads = 0;
     std::vector<SimEvent> m_emitted;                 // what the engine emitted, in order
     std::vector<std::pair<double, std::shared_ptr<const RoutingSnapshot>>> m_tables; // routing at chosen events
     StrategyResult m_result;
@@ -62,6 +65,7 @@ class TestSessionRecording : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         setTestThreads();
+        m_threads = at::get_num_threads();
         m_config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_TEST_DATA").toStdString() + "/tiny_cluster.json");
         // Serving on (issue 6): its events and its config travel in the file too.
         m_config.serving.requestRate = 30;
@@ -221,7 +225,7 @@ private Q_SLOTS:
         QCOMPARE(plan.options.commands.size(), std::size_t(4));
         for (const auto &c : plan.options.commands)
             QVERIFY(c.atBoundary > 0);
-        const auto result = session::rerunAndCompare(file.runs()[0], data, 2);
+        const auto result = session::rerunAndCompare(file.runs()[0], data, m_threads);
         if (openblas)
             QCOMPARE(engine::blasThreads(), plan.blasThreads);
         QVERIFY2(result.identical, result.firstDifference.c_str());
@@ -238,7 +242,7 @@ private Q_SLOTS:
                 m->accuracy = std::nextafter(m->accuracy, 2.0);
                 break;
             }
-        const auto result = session::rerunAndCompare(file.runs()[0], data, 2);
+        const auto result = session::rerunAndCompare(file.runs()[0], data, m_threads);
         QVERIFY(!result.identical);
         QVERIFY(result.firstDifference.find("metric") != std::string::npos);
     }
@@ -278,7 +282,7 @@ private Q_SLOTS:
         QVERIFY(folded > 0);
         QVERIFY(file.problems().empty());
 
-        const auto rerun = session::rerunAndCompare(file.runs()[0], file.readRun(0), 2);
+        const auto rerun = session::rerunAndCompare(file.runs()[0], file.readRun(0), m_threads);
         if (file.runs()[0].end->coalesced() > 0) {
             QVERIFY(rerun.statesOnly);
             QCOMPARE(rerun.recorded, std::uint64_t(stateEventTexts(m_emitted).size()));
