@@ -247,6 +247,19 @@ private Q_SLOTS:
         QVERIFY(result.firstDifference.find("metric") != std::string::npos);
     }
 
+    // A rerun told to use another LibTorch thread count than the recording
+    // differs (its reductions sum in another order), and its first
+    // difference says why: both counts, not only the event.
+    void aRerunOnOtherThreadsSaysSo() {
+        session::SessionFile file(m_path);
+        const int other = m_threads == 1 ? 2 : 1;
+        const auto result = session::rerunAndCompare(file.runs()[0], file.readRun(0), other);
+        QVERIFY(!result.identical);
+        const std::string note = "the recording ran on " + std::to_string(m_threads) +
+                                 " LibTorch thread(s); this rerun on " + std::to_string(other);
+        QVERIFY2(result.firstDifference.find(note) != std::string::npos, result.firstDifference.c_str());
+    }
+
     // A writer far behind (4 samples may wait) on a two-run file, fed the
     // run's events as fast as they come: samples fold, but only within
     // their run; every state event is written; each run keeps its own link

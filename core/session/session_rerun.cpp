@@ -67,12 +67,22 @@ std::string blasPoolNote(int recorded, int now) {
     return "";
 }
 
+// Why a rerun's bits may differ when it runs on another LibTorch thread
+// count than the recording (its reductions sum in another order), or "".
+std::string threadsNote(int recorded, int now) {
+    if (recorded <= 0 || now == recorded)
+        return "";
+    return " (the recording ran on " + std::to_string(recorded) + " LibTorch thread(s); this rerun on " +
+           std::to_string(now) + ")";
+}
+
 } // namespace
 
 RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int threads,
                             const engine::SimRunHooks &hooks) {
     RerunPlan plan = rerunPlan(run, recorded);
-    at::set_num_threads(threads > 0 ? threads : std::max(1, plan.threads));
+    const int rerunThreads = threads > 0 ? threads : std::max(1, plan.threads);
+    at::set_num_threads(rerunThreads);
     // The recorded OpenBLAS pool too, whatever the environment says: its
     // threaded sgemm sums in another order, so the bits follow it. A
     // recording without one ran on OpenBLAS's default pool, which this
@@ -137,7 +147,8 @@ RerunResult rerunAndCompare(const RunInfo &run, const RunData &recorded, int thr
                                  std::to_string(expected.size()) + " recorded events";
     result.identical = result.firstDifference.empty();
     if (!result.identical)
-        result.firstDifference += blasPoolNote(plan.blasThreads, engine::blasThreads());
+        result.firstDifference +=
+            threadsNote(plan.threads, rerunThreads) + blasPoolNote(plan.blasThreads, engine::blasThreads());
     return result;
 }
 
