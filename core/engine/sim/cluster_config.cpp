@@ -70,6 +70,14 @@ public:
         const long long x = v.get<long long>();
         return x;
     }
+    bool flag(const char *key, bool fallback) const {
+        if (!has(key))
+            return fallback;
+        const json &v = at(key);
+        if (!v.is_boolean())
+            fail(field(key), "must be true or false, got " + v.dump());
+        return v.get<bool>();
+    }
     std::string text(const char *key, const std::string &fallback, const std::vector<std::string> &allowed = {}) const {
         if (!has(key))
             return fallback;
@@ -193,22 +201,9 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             // At most 16: a kept-open window carries the oldest version its
             // steps used, and owners refuse gradients 16 versions behind.
             n.trainAheadWindows = int(k.integer("train_ahead_windows", n.trainAheadWindows, 0, 16));
-            if (k.has("wait_for_values")) {
-                if (!k.at("wait_for_values").is_boolean())
-                    Reader::fail("knobs.wait_for_values", "must be true or false, got " + k.at("wait_for_values").dump());
-                n.waitForValues = k.at("wait_for_values").get<bool>();
-            }
-            if (k.has("values_on_contribution")) {
-                if (!k.at("values_on_contribution").is_boolean())
-                    Reader::fail("knobs.values_on_contribution",
-                                 "must be true or false, got " + k.at("values_on_contribution").dump());
-                n.valuesOnContribution = k.at("values_on_contribution").get<bool>();
-            }
-            if (k.has("local_updates")) {
-                if (!k.at("local_updates").is_boolean())
-                    Reader::fail("knobs.local_updates", "must be true or false, got " + k.at("local_updates").dump());
-                n.localUpdates = k.at("local_updates").get<bool>();
-            }
+            n.waitForValues = k.flag("wait_for_values", n.waitForValues);
+            n.valuesOnContribution = k.flag("values_on_contribution", n.valuesOnContribution);
+            n.localUpdates = k.flag("local_updates", n.localUpdates);
             n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
             n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
             n.outerOptimizer = k.text("outer_optimizer", n.outerOptimizer, {"nesterov", "average"});
@@ -236,11 +231,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             c.codecs.gradients = codec("gradients", c.codecs.gradients);
             c.codecs.values = codec("values", c.codecs.values);
             c.codecs.center = codec("center", c.codecs.center);
-            if (r.has("value_deltas")) {
-                if (!r.at("value_deltas").is_boolean())
-                    Reader::fail("codecs.value_deltas", "must be true or false, got " + r.at("value_deltas").dump());
-                c.codecs.valueDeltas = r.at("value_deltas").get<bool>();
-            }
+            c.codecs.valueDeltas = r.flag("value_deltas", c.codecs.valueDeltas);
         }
         if (top.has("serving")) {
             Reader s(top.at("serving"), "serving",
