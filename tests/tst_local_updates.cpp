@@ -47,6 +47,18 @@ class TestLocalUpdates : public QObject {
         return sim.run();
     }
 
+    // eu-0's replica on the tiny cluster, and the world it was made in.
+    struct EdgeReplica {
+        std::unique_ptr<SimWorld> world;
+        std::unique_ptr<Replica> replica;
+    };
+    EdgeReplica edgeReplica() {
+        EdgeReplica e;
+        e.world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
+        e.replica = e.world->context(SimWorld::nodeOfEdge(0)).newReplica();
+        return e;
+    }
+
 private Q_SLOTS:
     void initTestCase() { loadTinyClusterData(m_trainSet, m_train, m_test, m_tiny, 20000, 200); }
 
@@ -55,8 +67,8 @@ private Q_SLOTS:
     // whose owner's values it lacks are not moved; owners' whole values
     // arrive with the unsent moves on top.
     void anEdgesOwnStepsAreKeptUntilSent() {
-        auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
-        auto replica = world->context(SimWorld::nodeOfEdge(0)).newReplica();
+        EdgeReplica edge = edgeReplica();
+        auto &replica = edge.replica;
         FlatModel &model = replica->model();
         QVERIFY(model.shardCount() >= 3);
         LocalUpdates local;
@@ -95,8 +107,8 @@ private Q_SLOTS:
     // replica less every move since the edge took it (sent ones included);
     // a lapse's dropped moves leave with the next values.
     void aValueDeltaLandsOnTheOwnersCopy() {
-        auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
-        auto replica = world->context(SimWorld::nodeOfEdge(0)).newReplica();
+        EdgeReplica edge = edgeReplica();
+        auto &replica = edge.replica;
         FlatModel &model = replica->model();
         LocalUpdates local;
         const std::vector<bool> all(std::size_t(model.shardCount()), true);
@@ -131,8 +143,8 @@ private Q_SLOTS:
     // the cache to refuse, as it refuses one on gradients; the optimizer's
     // moments stay clean, so the next step moves again.
     void aNonFiniteGradientMovesNothing() {
-        auto world = makeWorld(m_tiny, m_train, m_trainSet.labels, "cpu");
-        auto replica = world->context(SimWorld::nodeOfEdge(0)).newReplica();
+        EdgeReplica edge = edgeReplica();
+        auto &replica = edge.replica;
         FlatModel &model = replica->model();
         LocalUpdates local;
         const std::vector<bool> all(std::size_t(model.shardCount()), true);

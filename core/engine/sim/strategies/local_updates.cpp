@@ -29,16 +29,16 @@ at::Tensor LocalUpdates::step(FlatModel &model, const std::vector<bool> &shardsT
     for (int s = 0; s < model.shardCount(); ++s)
         if (bad[std::size_t(s)]) // kept out of the moments too
             slice(gradient, model, s).zero_();
-    const at::Tensor before = model.values();
-    at::Tensor after = before.clone();
+    at::Tensor values = model.values(); // a copy: becomes the new values below
+    at::Tensor after = values.clone();
     AdamOptions options;
     options.lr = lr;
     adamStep(after, gradient, m_adam, options);
-    at::Tensor move = after.sub_(before);
+    at::Tensor move = after.sub_(values);
     for (int s = 0; s < model.shardCount(); ++s)
         if (!shardsToMove[std::size_t(s)] || bad[std::size_t(s)])
             slice(move, model, s).zero_();
-    model.setValues(before + move);
+    model.setValues(values.add_(move));
     ensureSums(move);
     m_unsent.add_(move);
     m_moved.add_(move);
