@@ -194,6 +194,25 @@ private Q_SLOTS:
         QVERIFY(!written.contains("local_updates"));
     }
 
+    // One edge's own local_updates key: that edge alone (localUpdatesAt
+    // counts edges over all regions, in order), written back only where on.
+    void oneEdgesLocalUpdatesRoundTrip() {
+        const ClusterConfig c = parseClusterConfig(
+            R"({"regions": [{"name": "a", "edges": [{}, {}]},
+                            {"name": "b", "edges": [{}, {"name": "slow", "local_updates": true}]}]})",
+            "one-edge.json");
+        QVERIFY(!c.knobs.localUpdates);
+        QVERIFY(c.regions[1].edges[1].localUpdates);
+        for (int edge = 0; edge < 4; ++edge)
+            QCOMPARE(c.localUpdatesAt(edge), edge == 3);
+        QVERIFY(!c.localUpdatesAt(4));
+        const std::string written = clusterConfigToJson(c);
+        const ClusterConfig back = parseClusterConfig(written, "round trip");
+        for (int edge = 0; edge < 4; ++edge)
+            QCOMPARE(back.localUpdatesAt(edge), edge == 3);
+        QCOMPARE(QString::fromStdString(written).count("local_updates"), 1);
+    }
+
     // The learning-rate schedule: read and written back (its arithmetic:
     // tst_lr_schedule).
     void learningRateSchedule() {
@@ -316,6 +335,9 @@ private Q_SLOTS:
             << "knobs.values_on_contribution: must be true or false";
         QTest::newRow("local updates not bool") << R"({"knobs": {"local_updates": "on"}, "regions": []})"
                                                 << "knobs.local_updates: must be true or false";
+        QTest::newRow("an edge's local updates not bool")
+            << R"({"regions": [{"name": "a", "edges": [{}, {"local_updates": "yes"}]}]})"
+            << "regions[0].edges[1].local_updates: must be true or false";
         QTest::newRow("train ahead too far") << R"({"knobs": {"train_ahead_windows": 17}, "regions": []})"
                                              << "knobs.train_ahead_windows: must be between 0 and 16";
         QTest::newRow("train ahead negative") << R"({"knobs": {"train_ahead_windows": -1}, "regions": []})"

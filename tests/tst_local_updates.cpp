@@ -3,7 +3,8 @@
 // training step and sends its owners the sum of its moves over the window
 // (LocalUpdates keeps what it has not sent); values from an owner, whole or
 // as a delta, give the replica the owner's copy plus the unsent moves, never
-// the edge's sent moves twice. On the real Fashion-MNIST data, the tiny
+// the edge's sent moves twice. One edge may take them alone (its own
+// local_updates key). On the real Fashion-MNIST data, the tiny
 // cluster's eu region in a real simulation.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/codec/codec_spec.h"
@@ -23,6 +24,7 @@
 #include <QTest>
 
 #include <functional>
+#include <map>
 
 using namespace synaptic;
 using namespace synaptic::engine;
@@ -244,6 +246,41 @@ private Q_SLOTS:
         }
     }
 
+    // One edge's own local_updates key: that edge sends moves (its first
+    // message one Adam step: most elements at the rate), the others
+    // gradients, and the owners take both (every contribution applied).
+    void onlyTheEdgeWithTheKeySendsMoves() {
+        const double lr = m_tiny.learningRate;
+        std::map<int, double> shareAtRate; // per edge: of its first message's elements, those within 1 % of the rate
+        SimOptions o;
+        o.messageTap = [&](const Message &m, std::uint64_t) {
+            if (m.kind != MessageKind::Gradients || m.shards.empty() || shareAtRate.count(m.origin))
+                return;
+            std::int64_t atRate = 0, elements = 0;
+            for (const auto &item : m.shards) {
+                atRate += item.data.abs().sub(lr).abs().lt(0.01 * lr).sum().item<std::int64_t>();
+                elements += item.data.numel();
+            }
+            shareAtRate[m.origin] = double(atRate) / double(elements);
+        };
+        const StrategyResult r = run(
+            [](ClusterConfig &c) {
+                c.knobs.localUpdates = false;
+                c.regions[0].edges[1].localUpdates = true;
+            },
+            o);
+        QString all = QString("%1 of %2 contributions applied; first message at the rate:")
+                          .arg(r.contributionsApplied).arg(r.contributionsSent);
+        for (const auto &[edge, share] : shareAtRate)
+            all += QString(" eu-%1 %2").arg(edge).arg(share);
+        qInfo("%s", qPrintable(all));
+        QCOMPARE(int(shareAtRate.size()), 3);
+        QVERIFY2(shareAtRate[1] > 0.5, qPrintable(all));
+        QVERIFY2(shareAtRate[0] < 0.5 && shareAtRate[2] < 0.5, qPrintable(all));
+        QCOMPARE(r.contributionsApplied, r.contributionsSent);
+        QCOMPARE(r.contributionsRejected, std::uint64_t(0));
+    }
+
     // An edge's replica stays as close to its owners' values under local
     // updates as on gradients: the moves it sent are in the owners' values
     // once, not once more on top. eu-2 is behind a slow last mile and
@@ -254,11 +291,14 @@ private Q_SLOTS:
     // moves added again by fp16 value deltas it ended 0.076 off.
     void replicasStayOnTheirOwnersValues_data() {
         QTest::addColumn<QString>("values");
-        QTest::newRow("fp32 whole values") << "fp32";
-        QTest::newRow("fp16 value deltas") << "fp16";
+        QTest::addColumn<bool>("slowEdgeAlone"); // local updates for eu-2 alone (its own key), not every edge
+        QTest::newRow("fp32 whole values") << "fp32" << false;
+        QTest::newRow("fp16 value deltas") << "fp16" << false;
+        QTest::newRow("the slow edge alone, fp16 value deltas") << "fp16" << true;
     }
     void replicasStayOnTheirOwnersValues() {
         QFETCH(QString, values);
+        QFETCH(bool, slowEdgeAlone);
         // The largest difference between an edge's copy of a shard and its
         // owner's values at the run's end, over every edge and shard.
         const auto worstOff = [&](bool local, StrategyResult &r) {
@@ -280,7 +320,8 @@ private Q_SLOTS:
                     c.regions[0].edges[2].lastMile = LastMile{0.050, 20e6, 0};
                     c.knobs.trainAheadWindows = 8;
                     c.codecs.values = parseCodec(values.toStdString());
-                    c.knobs.localUpdates = local;
+                    c.knobs.localUpdates = local && !slowEdgeAlone;
+                    c.regions[0].edges[2].localUpdates = local && slowEdgeAlone;
                 },
                 o);
             return worst;

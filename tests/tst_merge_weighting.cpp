@@ -8,13 +8,14 @@
 // center evaluates with the batch-norm statistics of those regions, not
 // with those of regions that are gone. Under knobs.local_updates an owner
 // adds the mean of its region's moves instead (FedAvg; the edge's side:
-// tst_local_updates).
+// tst_local_updates), and beside gradients when one edge alone takes them.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
 #include "core/engine/sim/strategies/synaptic_center.h"
 #include "core/engine/sim/strategies/synaptic_edge.h"
 #include "core/engine/sim/strategies/synaptic_owner.h"
+#include "core/engine/synapse/shard_optimizer.h"
 #include "core/engine/tensor_data.h"
 #include "test_threads.h"
 
@@ -166,6 +167,37 @@ private Q_SLOTS:
         QCOMPARE(owner.version(shard), std::uint64_t(2));
         expected += move / 3;
         QVERIFY(at::allclose(owner.values(shard), expected, 0, 1e-6));
+    }
+
+    // One edge under local updates (its own local_updates key), the rest on
+    // gradients: the owner adds that edge's move over the region's edge
+    // count and steps on the others' mean gradient at their share of the
+    // rate, both in one merge. The move's claim of three windows weighs
+    // nothing; the gradients' share is theirs alone (2 of 3).
+    void aMergeTakesOneEdgesMoveBesideTheOthersGradients() {
+        auto config = m_config;
+        config.regions[0].edges[2].localUpdates = true;
+        QVERIFY(!config.localUpdatesAt(0) && !config.localUpdatesAt(1) && config.localUpdatesAt(2));
+        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
+        const int shard = owner.ownedShards().front();
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        at::Tensor expected = owner.values(shard).clone();
+        std::vector<at::Tensor> items;
+        Outbox out;
+        for (int edge = 0; edge < 3; ++edge) {
+            auto m = gradientFrom(edge, shard, 0, size, edge == 2 ? 3 : 1);
+            items.push_back(m.shards[0].data.clone());
+            owner.onGradients(1.0, std::move(m), true, 0.1, out);
+        }
+        QCOMPARE(owner.version(shard), std::uint64_t(1));
+        expected += items[2] / 3;
+        AdamState fresh;
+        AdamOptions adam;
+        adam.lr = config.learningRate * 2.0 / 3.0;
+        adamStep(expected, (items[0] + items[1]) / 2, fresh, adam);
+        const double off = (owner.values(shard) - expected).abs().max().item<double>();
+        QVERIFY2(off < 1e-6, qPrintable(QString::number(off)));
     }
 
     void aHeldMeanWeighsByItsWindows() {

@@ -352,8 +352,9 @@ private Q_SLOTS:
 
     // Geography (issue 14) on the shipped default: each link's tooltip says
     // its latency and bandwidth (the region pair's, the slow edge's last
-    // mile on top), regions list their links, ap-7 names its last mile, and
-    // a live set-link replaces the shown values.
+    // mile on top), regions list their links, ap-7 names its last mile (and
+    // local updates when it takes them), and a live set-link replaces the
+    // shown values.
     void geographyInTooltips() {
         const auto config = loadClusterConfig(qEnvironmentVariable("SYNAPTIC_RESOURCES").toStdString() +
                                               "/default_cluster.json");
@@ -401,8 +402,21 @@ private Q_SLOTS:
                      view.toolTipFor(ap7).contains("interface: 20 Mb/s each way"),
                  qPrintable(view.toolTipFor(ap7)));
         QVERIFY2(view.toolTipFor(0).contains("interface: 10000 Mb/s each way"), qPrintable(view.toolTipFor(0)));
+        // One edge's own local_updates key, or the knob for every edge.
+        auto slowEdgeLocal = config;
+        slowEdgeLocal.regions.back().edges.back().localUpdates = true;
+        showGeography(view, slowEdgeLocal);
+        QVERIFY2(view.toolTipFor(ap7).contains("local updates: takes its own optimizer steps"),
+                 qPrintable(view.toolTipFor(ap7)));
+        QVERIFY(!view.toolTipFor(ap0).contains("local updates"));
+        auto everyEdgeLocal = config;
+        everyEdgeLocal.knobs.localUpdates = true;
+        showGeography(view, everyEdgeLocal);
+        QVERIFY(view.toolTipFor(ap0).contains("local updates") && view.toolTipFor(eu0).contains("local updates"));
+        QVERIFY(!view.toolTipFor(0).contains("local updates"));
         showGeography(view, config);
         QVERIFY(!view.toolTipFor(0).contains("interface"));
+        QVERIFY(!view.toolTipFor(ap7).contains("local updates"));
         view.setLinkSpec(ap7, 0, 0.005, 1e9);
         QVERIFY2(view.linkToolTipFor(0, ap7).contains("link: 5 ms one way, 1 Gb/s"),
                  qPrintable(view.linkToolTipFor(0, ap7)));

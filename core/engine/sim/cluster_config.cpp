@@ -22,6 +22,17 @@ int ClusterConfig::edgeCount() const {
     return n;
 }
 
+bool ClusterConfig::localUpdatesAt(int edge) const {
+    if (knobs.localUpdates)
+        return true;
+    for (const auto &r : regions) {
+        if (edge < int(r.edges.size()))
+            return edge >= 0 && r.edges[std::size_t(edge)].localUpdates;
+        edge -= int(r.edges.size());
+    }
+    return false;
+}
+
 namespace {
 
 // Walks the JSON with the path of the current object, so every error can
@@ -315,7 +326,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             const json &edges = rr.at("edges");
             for (std::size_t j = 0; j < edges.size(); ++j) {
                 const std::string epath = path + ".edges[" + std::to_string(j) + "]";
-                Reader er(edges[j], epath, {"name", "gflops", "last_mile"});
+                Reader er(edges[j], epath, {"name", "gflops", "last_mile", "local_updates"});
                 EdgeConfig edge;
                 edge.name = er.text("name", region.name + "-" + std::to_string(j));
                 if (!names.insert(edge.name).second)
@@ -323,6 +334,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
                 edge.gflops = er.number("gflops", edge.gflops, 0, 1e9, true);
                 if (er.has("last_mile"))
                     edge.lastMile = readLastMile(er.at("last_mile"), epath + ".last_mile");
+                edge.localUpdates = er.flag("local_updates", edge.localUpdates);
                 region.edges.push_back(edge);
             }
             c.regions.push_back(std::move(region));

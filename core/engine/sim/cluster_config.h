@@ -26,6 +26,11 @@ struct EdgeConfig {
     std::string name;
     double gflops = 100;   // compute model: virtual seconds = FLOPs / (gflops * 1e9)
     std::optional<LastMile> lastMile;
+    // This edge alone takes local updates (knobs.local_updates for one
+    // edge): e.g. one behind a slow last mile, whose answers are in flight
+    // for many steps. Its owners add its moves and step on the others'
+    // gradients in the same merge.
+    bool localUpdates = false;
 };
 
 // Link classes for named places (issue 14 "geography"), overriding the
@@ -171,6 +176,9 @@ struct ClusterConfig {
     std::vector<RegionConfig> regions;
 
     int edgeCount() const;
+    // Whether edge `edge` (0-based over all regions' edges, in order) takes
+    // local updates: knobs.local_updates for every edge, or its own key.
+    bool localUpdatesAt(int edge) const;
 };
 
 inline const std::vector<std::string> kTasks{"fashion-mnist", "langid"};

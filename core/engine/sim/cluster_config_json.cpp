@@ -77,6 +77,8 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
             json edge = {{"name", e.name}, {"gflops", e.gflops}};
             if (e.lastMile)
                 edge["last_mile"] = lastMileJson(*e.lastMile);
+            if (e.localUpdates)
+                edge["local_updates"] = true;
             edges.push_back(edge);
         }
         regions.push_back({{"name", r.name}, {"edges", edges}});

@@ -45,7 +45,8 @@ const char *modeName(EdgeLeaseState::Mode m) {
 SynapticEdge::SynapticEdge(const NodeContext &ctx)
     : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_region(ctx.region()), m_owners(ctx.owners),
       m_replica(ctx.newReplica()), m_cache(shardSizes(ctx.model->plan)),
-      m_holdsValues(ctx.model->plan.shards.size(), true), m_owner(ctx, &m_replica->model(), [this] { return m_stepsPushed; }) {}
+      m_holdsValues(ctx.model->plan.shards.size(), true), m_owner(ctx, &m_replica->model(), [this] { return m_stepsPushed; }),
+      m_localUpdates(ctx.config->localUpdatesAt(ctx.edge())) {}
 
 double SynapticEdge::stepSeconds() const {
     return m_ctx.realTime ? m_replica->meanStepWallSeconds() : m_ctx.trainStepSeconds();
@@ -399,9 +400,9 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
             pushed[s] = m_holdsValues[s] || m_ctx.faults.breakPushesOnlyHeldShards;
         // With local updates what goes to the cache is the replica's move
         // by the edge's own Adam step (charged like an owner's), not the gradient.
-        const bool local = m_ctx.config->knobs.localUpdates;
-        const auto pushes = local ? m_local.step(flat, pushed, m_ctx.learningRate(m_stepsPushed)) : flat.gradients();
-        if (local)
+        const auto pushes = m_localUpdates ? m_local.step(flat, pushed, m_ctx.learningRate(m_stepsPushed))
+                                           : flat.gradients();
+        if (m_localUpdates)
             out.compute(m_ctx.computeSeconds(kAdamFlopsPerParameter * double(flat.size())));
         for (int s = 0; s < flat.shardCount(); ++s) {
             // A shard it holds no owner's values of (restarted, and that
@@ -537,9 +538,8 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         item.windows = std::uint32_t(g.windows);
         // With local updates the edge sends what its replica moved over the
         // window: the sum of its steps' moves, not their mean.
-        const bool local = m_ctx.config->knobs.localUpdates;
-        const at::Tensor update = local ? g.mean.mul(double(g.contributions)) : g.mean;
-        if (local)
+        const at::Tensor update = m_localUpdates ? g.mean.mul(double(g.contributions)) : g.mean;
+        if (m_localUpdates)
             m_local.markSent(m_replica->model(), g.shard);
         // Lossy codecs keep what they left out per shard and send it with
         // the next window (error feedback); fp32 sends the mean as it is.
@@ -624,14 +624,14 @@ void SynapticEdge::applyValues(double now, const Message &m, Outbox &out) {
                 continue;
             }
             auto &flat = m_replica->model();
-            flat.setShardValues(item.shard, m_ctx.config->knobs.localUpdates
+            flat.setShardValues(item.shard, m_localUpdates
                                                 ? m_local.onValueDelta(flat, item.shard, item.data)
                                                 : flat.shardValues(item.shard).add_(item.data));
         } else {
             // Under local updates the edge's moves the owner has not been
             // sent yet stay on top (LocalUpdates; the delta path above too).
             m_replica->model().setShardValues(
-                item.shard, m_ctx.config->knobs.localUpdates
+                item.shard, m_localUpdates
                                 ? m_local.onWholeValues(m_replica->model(), item.shard, item.data)
                                 : item.data);
             m_holdsValues[std::size_t(item.shard)] = true;

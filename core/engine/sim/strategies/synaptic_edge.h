@@ -19,7 +19,8 @@ namespace synaptic::engine {
 // the shard versions it was computed on, and at the end of each aggregation
 // window sends the merged gradients to each shard's owner in the region
 // (behind a slow link it may train ahead and send several windows as one:
-// knobs.trainAheadWindows). Under knobs.localUpdates it takes its own
+// knobs.trainAheadWindows). Under local updates (knobs.localUpdates, or
+// the edge's own local_updates key) it takes its own
 // Adam step after each training step and pushes the replica's move
 // instead of the gradient (LocalUpdates).
 // Applies owners' new values at step boundaries. Holds a lease from the
@@ -151,7 +152,8 @@ private:
     std::set<int> m_unresponsiveOwners;     // timed out; not waited for until they answer again
     std::map<int, double> m_catchUpAsked;   // owners asked for whole values (a missed delta, a shard not held), and when
     std::map<int, ErrorFeedback> m_gradientFeedback; // per shard: what lossy gradient codecs left out
-    LocalUpdates m_local; // knobs.localUpdates: the edge's own optimizer and its unsent moves
+    const bool m_localUpdates; // ClusterConfig::localUpdatesAt: this edge sends moves, not gradients
+    LocalUpdates m_local; // under local updates: the edge's own optimizer and its unsent moves
     // How long each owner (node) takes to answer a window, smoothed, and
     // when the recent windows closed: an owner far slower than the rest of
     // the region (a slow last mile) is not waited for; its values are

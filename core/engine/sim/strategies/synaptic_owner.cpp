@@ -274,8 +274,11 @@ void SynapticOwner::merge(double now, Outbox &out) {
 }
 
 void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<ShardItem> &updated, Outbox &out) {
-    const bool localUpdates = m_ctx.config->knobs.localUpdates; // items carry the edges' moves, not gradients
-    at::Tensor sum;
+    // Items from edges under local updates (ClusterConfig::localUpdatesAt)
+    // carry the edges' moves; the others gradients. One merge may hold both.
+    at::Tensor sum;   // gradients, each weighed by its windows
+    at::Tensor moves; // moves, summed as they are
+    double gradientWindows = 0;
     std::vector<std::uint64_t> ids;
     double windows = 0; // aggregation windows in this merge, over every accepted edge
     std::uint64_t newestSeen = 0; // the newest version an accepted gradient was computed on
@@ -303,24 +306,30 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         const double w = std::min(double(std::max<std::uint32_t>(1, p.item.windows)),
                                   kMaxStepScale * double(regionEdges().size()));
         // A local update's move holds all of its steps already: summed as it is.
-        const double weight = localUpdates ? 1.0 : w;
-        sum = sum.defined() ? sum.add_(p.item.data, weight) : p.item.data.mul(weight);
+        if (m_ctx.config->localUpdatesAt(p.edge)) {
+            moves = moves.defined() ? moves.add_(p.item.data, 1.0) : p.item.data.mul(1.0);
+        } else {
+            sum = sum.defined() ? sum.add_(p.item.data, w) : p.item.data.mul(w);
+            gradientWindows += w;
+        }
         windows += w;
         ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
         newestSeen = std::max(newestSeen, p.item.version);
     }
     s.pending.clear();
-    if (!sum.defined())
+    if (!sum.defined() && !moves.defined())
         return;
     const double regionSize = double(std::max<std::size_t>(1, regionEdges().size()));
-    if (localUpdates) {
+    if (moves.defined()) {
         // The region's model is the mean of its edges' replicas (FedAvg):
         // each edge's move counts 1/N, so a merge that holds one edge's
         // window moves the shard an Nth as far as a full region's would.
-        s.values.add_(sum, 1.0 / regionSize);
-        out.compute(m_ctx.computeSeconds((double(ids.size()) + kOuterFlopsPerParameter) * double(sum.numel())));
-    } else {
-        sum.div_(windows);
+        // Beside gradients (one edge under local updates) the same: that
+        // edge's share of the region's step is its move over N.
+        s.values.add_(moves, 1.0 / regionSize);
+    }
+    if (sum.defined()) {
+        sum.div_(gradientWindows);
         AdamOptions adam;
         // The linear scaling rule: the configured rate is for the whole
         // region's batch; a merge with fewer windows (a straggler's late one, a
@@ -330,7 +339,7 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         // The other way too: a slow owner's merge of shards its region held
         // back for five windows steps five times as far, once (up to
         // kMaxStepScale times the rate, to keep Adam stable).
-        const double share = windows / regionSize;
+        const double share = gradientWindows / regionSize;
         // The schedule's point: the steps this owner's own edge has pushed, so
         // no message has to carry one. Its region's edges push in step with it
         // on the default; a straggler's shards follow the straggler's clock
@@ -338,8 +347,11 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         // early), which the schedule's smooth cosine makes a small difference.
         adam.lr = m_ctx.learningRate(m_hostSteps ? m_hostSteps() : 0) * std::min(kMaxStepScale, share);
         adamStep(s.values, sum, s.adam, adam);
-        out.compute(m_ctx.computeSeconds((double(ids.size()) + kAdamFlopsPerParameter) * double(sum.numel())));
     }
+    // Summing the merge's items (one pass each), then the add and the step.
+    const double perParameter = double(ids.size()) + (moves.defined() ? kOuterFlopsPerParameter : 0.0) +
+                                (sum.defined() ? kAdamFlopsPerParameter : 0.0);
+    out.compute(m_ctx.computeSeconds(perParameter * double((sum.defined() ? sum : moves).numel())));
     // An owner restarted from an old state file may be behind versions its
     // edges already hold: its first merge goes past every one they computed
     // on by a reservation's width (the last few versions it issued before
