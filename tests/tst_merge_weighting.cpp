@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <variant>
 
 #include <QTest>
 
@@ -198,6 +199,48 @@ private Q_SLOTS:
         adamStep(expected, (items[0] + items[1]) / 2, fresh, adam);
         const double off = (owner.values(shard) - expected).abs().max().item<double>();
         QVERIFY2(off < 1e-6, qPrintable(QString::number(off)));
+    }
+
+    // How far behind the shard's version a window may be: an owner refuses
+    // windows computed more than 16 versions behind ("too_stale"), a local
+    // update's move as a gradient.
+    void anOwnerRefusesWindowsTooFarBehind() {
+        auto config = m_config;
+        config.regions[0].edges[2].localUpdates = true;
+        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
+        const int shard = owner.ownedShards().front();
+        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        Outbox out;
+        std::uint64_t round = 0, id = 100;
+        double t = 1.0;
+        // One window from `edge` computed `behind` versions back, merged alone.
+        const auto send = [&](int edge, std::uint64_t behind) {
+            const std::uint64_t now = owner.version(shard);
+            auto m = gradientFrom(edge, shard, now - std::min(now, behind), size);
+            m.shards[0].contributionIds = {++id};
+            owner.onGradients(t, std::move(m), true, 0.1, out);
+            owner.onMergeDeadline(t + 0.05, round++, true, out);
+            t += 0.1;
+            return owner.version(shard) > now; // applied
+        };
+        const auto tooStale = [&] {
+            int n = 0;
+            for (const auto &r : out.reports)
+                if (const auto *l = std::get_if<LedgerReport>(&r);
+                    l && l->kind == LedgerReport::Kind::Rejected && l->reason == "too_stale")
+                    ++n;
+            return n;
+        };
+        while (owner.version(shard) < 80)
+            QVERIFY(send(0, 0));
+        QCOMPARE(tooStale(), 0);
+        QVERIFY(!send(1, 17));
+        QCOMPARE(tooStale(), 1);
+        QVERIFY(send(1, 16));
+        QVERIFY(send(2, 16)); // a move: the same bound
+        QVERIFY(!send(2, 17));
+        QCOMPARE(tooStale(), 2);
     }
 
     void aHeldMeanWeighsByItsWindows() {
