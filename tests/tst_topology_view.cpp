@@ -414,6 +414,9 @@ private Q_SLOTS:
         showGeography(view, everyEdgeLocal);
         QVERIFY(view.toolTipFor(ap0).contains("local updates") && view.toolTipFor(eu0).contains("local updates"));
         QVERIFY(!view.toolTipFor(0).contains("local updates"));
+        everyEdgeLocal.strategy = "hier_diloco"; // the knob is synaptic's alone
+        showGeography(view, everyEdgeLocal);
+        QVERIFY(!view.toolTipFor(ap0).contains("local updates"));
         showGeography(view, config);
         QVERIFY(!view.toolTipFor(0).contains("interface"));
         QVERIFY(!view.toolTipFor(ap7).contains("local updates"));

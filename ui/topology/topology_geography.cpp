@@ -50,9 +50,10 @@ void showGeography(TopologyView &view, const engine::ClusterConfig &config) {
         // links.node_interfaces: one line each way that all the node's links share.
         if (const double rate = geo.interfaceBitsPerSecond(node); rate > 0)
             notes << tr("interface: %1 Mb/s each way, shared by its links").arg(rate / 1e6, 0, 'g', 6);
-        // An edge under local updates sends its moves, not gradients: what
-        // its links carry means something else (README "Cluster config").
-        if (node > 0 && config.localUpdatesAt(node - 1))
+        // A synaptic edge under local updates sends its moves, not
+        // gradients: what its links carry means something else (README
+        // "Cluster config"; other strategies ignore the key).
+        if (node > 0 && config.strategy == "synaptic" && config.localUpdatesAt(node - 1))
             notes << tr("local updates: takes its own optimizer steps, sends its moves");
         view.setNodeLinkNote(node, notes.join(QLatin1Char('\n')));
     }

@@ -18,7 +18,7 @@ inline constexpr int kCenterNode = 0;
 enum class MessageKind {
     Heartbeat,       // edge -> center: "I hold this lease"
     LeaseGrant,      // center -> edge
-    Gradients,       // edge -> owner: merged window gradients for the owner's shards
+    Gradients,       // edge -> owner: merged window gradients (or moves, under local updates) for the owner's shards
     Values,          // owner -> edges: new shard values and versions
     CatchUpRequest,  // edge -> owner: send me the current values of your shards
     CenterDelta,     // owner -> center: shard deltas since the last global version
@@ -96,7 +96,11 @@ struct Message {
     std::uint64_t round = 0;     // window / round / step counter of the sender
     Lease lease;                 // the sender's lease (edges), or the lease granted
     double sentAt = 0;           // virtual seconds, set by the driver on every hop
-    int origin = -1;             // Gradients: the edge that wrote it (kept when an old owner forwards)
+    // Gradients: the edge that wrote it (kept when an old owner forwards),
+    // 0-based over every region's edges. Whether its items are moves, not
+    // gradients, is that edge's config (ClusterConfig::localUpdatesAt, the
+    // config every node holds), not a field of the message.
+    int origin = -1;
     // Gradients: when the origin sent it (the lease must be valid then).
     // Heartbeat: its send time by the edge's own clock. LeaseGrant: the
     // lease's expiry by that clock (the heartbeat's send time plus what was

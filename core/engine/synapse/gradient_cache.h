@@ -17,7 +17,8 @@ struct MergedGradient {
     // when the shard was held back (flushExcept) while its owner was slow
     // (an edge that trained ahead sends several windows' steps as 1). The
     // owner weighs and scales its step by it (linear scaling rule); not
-    // under knobs.local_updates, where pushes are moves, summed whole.
+    // from an edge under local updates (ClusterConfig::localUpdatesAt),
+    // whose pushes are moves, summed whole.
     int windows = 1;
 };
 

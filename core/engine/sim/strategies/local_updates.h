@@ -9,7 +9,8 @@
 
 namespace synaptic::engine {
 
-// A synaptic edge's own optimizer under knobs.local_updates (local SGD,
+// A synaptic edge's own optimizer under local updates (knobs.local_updates
+// or the edge's own key: ClusterConfig::localUpdatesAt; local SGD,
 // FedAvg; DiLoCo's inner steps): after each step the edge moves its
 // replica by one Adam step on its own gradient, and what it sends its
 // owners is that move, summed over the window, instead of the gradient.

@@ -15,9 +15,9 @@ namespace synaptic::engine {
 namespace {
 // An owner refuses window gradients computed more than this many versions
 // behind the shard's current version: a long-partitioned edge catches up first.
-constexpr std::uint64_t kMaxVersionsBehind = 16;
 // Local updates' moves too: a bound of 64 for them accepted more of a slow
 // edge's moves and cost accuracy (docs/BENCHMARKS.md, seventeenth pass).
+constexpr std::uint64_t kMaxVersionsBehind = 16;
 // An edge not heard for this many merges no longer holds up a merge.
 constexpr std::uint64_t kInactiveRounds = 3;
 // The most a merge's step may be scaled by the windows it holds.
