@@ -16,7 +16,7 @@ namespace {
 // An owner refuses window gradients computed more than this many versions
 // behind the shard's current version: a long-partitioned edge catches up first.
 // Local updates' moves too: a bound of 64 for them accepted more of a slow
-// edge's moves and cost accuracy (docs/BENCHMARKS.md, seventeenth pass).
+// edge's moves and did not help (one seed; docs/BENCHMARKS.md, seventeenth pass).
 constexpr std::uint64_t kMaxVersionsBehind = 16;
 // An edge not heard for this many merges no longer holds up a merge.
 constexpr std::uint64_t kInactiveRounds = 3;
