@@ -55,6 +55,23 @@ class TestMergeWeighting : public QObject {
         return m;
     }
 
+    // eu-0's owner role (no host model) in a world made from `config`, and
+    // the first shard it owns: where each merge test below starts.
+    struct OwnerUnderTest {
+        std::unique_ptr<SimWorld> world;
+        std::unique_ptr<SynapticOwner> owner;
+        int shard = 0;
+        std::int64_t size = 0; // the shard's parameters
+    };
+    OwnerUnderTest ownerOf(const ClusterConfig &config) {
+        OwnerUnderTest t;
+        t.world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
+        t.owner = std::make_unique<SynapticOwner>(t.world->context(SimWorld::nodeOfEdge(0)), nullptr);
+        t.shard = t.owner->ownedShards().front();
+        t.size = t.world->plan().shards[std::size_t(t.shard)].parameters;
+        return t;
+    }
+
     // A learning-rate schedule decaying from half of `budget` steps to a
     // fifth of the rate, the owner's edge having pushed `hostSteps`.
     struct Schedule {
@@ -142,10 +159,8 @@ private Q_SLOTS:
     void anOwnerAddsTheMeanOfItsRegionsMoves() {
         auto config = m_config;
         config.knobs.localUpdates = true;
-        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
-        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
-        const int shard = owner.ownedShards().front();
-        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        auto [world, ownerPtr, shard, size] = ownerOf(config);
+        SynapticOwner &owner = *ownerPtr;
         at::Tensor expected = owner.values(shard).clone();
         std::vector<at::Tensor> moves;
         Outbox out;
@@ -182,10 +197,8 @@ private Q_SLOTS:
         auto config = m_config;
         config.regions[0].edges[2].localUpdates = true;
         QVERIFY(!config.localUpdatesAt(0) && !config.localUpdatesAt(1) && config.localUpdatesAt(2));
-        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
-        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
-        const int shard = owner.ownedShards().front();
-        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        auto [world, ownerPtr, shard, size] = ownerOf(config);
+        SynapticOwner &owner = *ownerPtr;
         at::Tensor expected = owner.values(shard).clone();
         std::vector<at::Tensor> items;
         Outbox out;
@@ -227,10 +240,8 @@ private Q_SLOTS:
     void anOwnerRefusesWindowsTooFarBehind() {
         auto config = m_config;
         config.regions[0].edges[2].localUpdates = true;
-        auto world = makeWorld(config, m_train, m_trainSet.labels, "cpu");
-        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
-        const int shard = owner.ownedShards().front();
-        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        auto [world, ownerPtr, shard, size] = ownerOf(config);
+        SynapticOwner &owner = *ownerPtr;
         Outbox out;
         std::uint64_t round = 0, id = 100;
         double t = 1.0;
@@ -268,10 +279,8 @@ private Q_SLOTS:
         // gradient is (3 a + b) / 4, so on Adam's first step (which moves
         // each element by lr times the sign of the gradient) the sign
         // follows a where a and b disagree and |a| > |b| / 3.
-        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
-        SynapticOwner owner(world->context(SimWorld::nodeOfEdge(0)), nullptr);
-        const int shard = owner.ownedShards().front();
-        const auto size = world->plan().shards[std::size_t(shard)].parameters;
+        auto [world, ownerPtr, shard, size] = ownerOf(m_config);
+        SynapticOwner &owner = *ownerPtr;
         const at::Tensor before = owner.values(shard).clone();
         auto a = gradientFrom(0, shard, 0, size, 3);
         auto b = gradientFrom(1, shard, 0, size, 1);

@@ -68,9 +68,11 @@ FlatModel::FlatModel(std::unique_ptr<TaskModel> model, const ShardPlan &plan, co
 at::Tensor FlatModel::values() const { return m_params.index_select(0, m_toParam); }
 at::Tensor FlatModel::gradients() const { return m_grads.index_select(0, m_toParam); }
 
-at::Tensor FlatModel::shardValues(int shard) const {
-    return m_params.index_select(0, m_toParam.slice(0, shardOffset(shard), shardOffset(shard + 1)));
+at::Tensor FlatModel::shardSlice(const at::Tensor &shardOrdered, int shard) const {
+    return shardOrdered.slice(0, shardOffset(shard), shardOffset(shard + 1));
 }
+
+at::Tensor FlatModel::shardValues(int shard) const { return m_params.index_select(0, shardSlice(m_toParam, shard)); }
 
 void FlatModel::setValues(const at::Tensor &shardOrdered) {
     if (shardOrdered.numel() != size())
@@ -86,7 +88,7 @@ void FlatModel::setShardValues(int shard, const at::Tensor &values) {
                                     std::to_string(shardSize(shard)) + " values, got " +
                                     std::to_string(values.numel()));
     torch::NoGradGuard noGrad;
-    m_params.index_copy_(0, m_toParam.slice(0, shardOffset(shard), shardOffset(shard + 1)), values);
+    m_params.index_copy_(0, shardSlice(m_toParam, shard), values);
 }
 
 at::Tensor FlatModel::buffers() const {

@@ -31,6 +31,9 @@ public:
         return m_offsets[std::size_t(shard) + 1] - m_offsets[std::size_t(shard)];
     }
     int shardCount() const { return int(m_offsets.size()) - 1; }
+    // `shard`'s range of a tensor in shard order (values, gradients, a
+    // move): a view, so writes land in `shardOrdered`.
+    at::Tensor shardSlice(const at::Tensor &shardOrdered, int shard) const;
 
     // Copies in shard order.
     at::Tensor values() const;

@@ -5,10 +5,6 @@
 
 namespace synaptic::engine {
 
-at::Tensor LocalUpdates::slice(const at::Tensor &t, const FlatModel &model, int shard) const {
-    return t.slice(0, model.shardOffset(shard), model.shardOffset(shard + 1));
-}
-
 void LocalUpdates::ensureSums(const at::Tensor &like) {
     if (!m_unsent.defined())
         m_unsent = torch::zeros_like(like);
@@ -24,11 +20,11 @@ at::Tensor LocalUpdates::step(FlatModel &model, const std::vector<bool> &shardsT
     std::vector<bool> bad(shardsToMove.size(), false);
     const bool anyBad = !gradient.isfinite().all().item<bool>();
     for (int s = 0; anyBad && s < model.shardCount(); ++s)
-        bad[std::size_t(s)] = !slice(gradient, model, s).isfinite().all().item<bool>();
+        bad[std::size_t(s)] = !model.shardSlice(gradient, s).isfinite().all().item<bool>();
     const at::Tensor rawGradient = anyBad ? gradient.clone() : gradient;
     for (int s = 0; s < model.shardCount(); ++s)
         if (bad[std::size_t(s)]) // kept out of the moments too
-            slice(gradient, model, s).zero_();
+            model.shardSlice(gradient, s).zero_();
     at::Tensor values = model.values(); // a copy: becomes the new values below
     at::Tensor after = values.clone();
     AdamOptions options;
@@ -37,7 +33,7 @@ at::Tensor LocalUpdates::step(FlatModel &model, const std::vector<bool> &shardsT
     at::Tensor move = after.sub_(values);
     for (int s = 0; s < model.shardCount(); ++s)
         if (!shardsToMove[std::size_t(s)] || bad[std::size_t(s)])
-            slice(move, model, s).zero_();
+            model.shardSlice(move, s).zero_();
     model.setValues(values.add_(move));
     ensureSums(move);
     m_unsent.add_(move);
@@ -47,19 +43,19 @@ at::Tensor LocalUpdates::step(FlatModel &model, const std::vector<bool> &shardsT
     at::Tensor pushes = move.clone();
     for (int s = 0; s < model.shardCount(); ++s)
         if (bad[std::size_t(s)])
-            slice(pushes, model, s).copy_(slice(rawGradient, model, s));
+            model.shardSlice(pushes, s).copy_(model.shardSlice(rawGradient, s));
     return pushes;
 }
 
 at::Tensor LocalUpdates::unsent(const FlatModel &model, int shard) const {
     if (!m_unsent.defined())
         return torch::zeros({model.shardSize(shard)}, model.shardValues(shard).options());
-    return slice(m_unsent, model, shard).clone();
+    return model.shardSlice(m_unsent, shard).clone();
 }
 
 void LocalUpdates::markSent(const FlatModel &model, int shard) {
     if (m_unsent.defined())
-        slice(m_unsent, model, shard).zero_();
+        model.shardSlice(m_unsent, shard).zero_();
 }
 
 void LocalUpdates::dropUnsent() {
@@ -70,8 +66,8 @@ void LocalUpdates::dropUnsent() {
 at::Tensor LocalUpdates::onWholeValues(const FlatModel &model, int shard, const at::Tensor &values) {
     if (!m_unsent.defined())
         return values;
-    slice(m_moved, model, shard).copy_(slice(m_unsent, model, shard));
-    return values.add(slice(m_unsent, model, shard));
+    model.shardSlice(m_moved, shard).copy_(model.shardSlice(m_unsent, shard));
+    return values.add(model.shardSlice(m_unsent, shard));
 }
 
 at::Tensor LocalUpdates::onValueDelta(const FlatModel &model, int shard, const at::Tensor &delta) {
@@ -80,8 +76,9 @@ at::Tensor LocalUpdates::onValueDelta(const FlatModel &model, int shard, const a
         return replica.add(delta);
     // The owner's copy the delta was taken on is the replica less the
     // edge's moves since it took that copy.
-    at::Tensor values = replica.sub(slice(m_moved, model, shard)).add_(delta).add_(slice(m_unsent, model, shard));
-    slice(m_moved, model, shard).copy_(slice(m_unsent, model, shard));
+    at::Tensor values =
+        replica.sub(model.shardSlice(m_moved, shard)).add_(delta).add_(model.shardSlice(m_unsent, shard));
+    model.shardSlice(m_moved, shard).copy_(model.shardSlice(m_unsent, shard));
     return values;
 }
 

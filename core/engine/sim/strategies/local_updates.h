@@ -46,7 +46,6 @@ public:
     void reset();
 
 private:
-    at::Tensor slice(const at::Tensor &t, const FlatModel &model, int shard) const;
     void ensureSums(const at::Tensor &like);
 
     AdamState m_adam;     // over the whole replica, in shard order

@@ -415,7 +415,7 @@ void SynapticEdge::finishStep(double now, Outbox &out) {
                 askForShards.insert(ownerNode(s));
                 continue;
             }
-            m_cache.pushGradient(s, pushes.slice(0, flat.shardOffset(s), flat.shardOffset(s + 1)),
+            m_cache.pushGradient(s, flat.shardSlice(pushes, s),
                                  m_cache.cachedVersion(s));
         }
         ++m_stepsPushed;
