@@ -176,22 +176,26 @@ private Q_SLOTS:
         QCOMPARE(parseClusterConfig(clusterConfigToJson(c), "round trip").knobs.trainAheadWindows, 8);
     }
 
-    // The on/off knobs values_on_contribution and local_updates: read and written back when
+    // The on/off knobs values_on_contribution, local_updates and staleness_weighting: read and written back when
     // on; a config without them writes no key, as before they existed.
     void onOffKnobsRoundTrip() {
-        ClusterConfig c = parseClusterConfig(R"({"knobs": {"values_on_contribution": true, "local_updates": true},
+        ClusterConfig c = parseClusterConfig(R"({"knobs": {"values_on_contribution": true, "local_updates": true, "staleness_weighting": true},
                                                  "regions": [{"name": "a", "edges": [{}]}]})",
                                              "contrib.json");
         QVERIFY(c.knobs.valuesOnContribution);
         QVERIFY(c.knobs.localUpdates);
+        QVERIFY(c.knobs.stalenessWeighting);
         const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
         QVERIFY(back.knobs.valuesOnContribution);
         QVERIFY(back.knobs.localUpdates);
+        QVERIFY(back.knobs.stalenessWeighting);
         c.knobs.valuesOnContribution = false;
         c.knobs.localUpdates = false;
+        c.knobs.stalenessWeighting = false;
         const QString written = QString::fromStdString(clusterConfigToJson(c));
         QVERIFY(!written.contains("values_on_contribution"));
         QVERIFY(!written.contains("local_updates"));
+        QVERIFY(!written.contains("staleness_weighting"));
     }
 
     // One edge's own local_updates key: that edge alone (localUpdatesAt
@@ -335,6 +339,8 @@ private Q_SLOTS:
             << "knobs.values_on_contribution: must be true or false";
         QTest::newRow("local updates not bool") << R"({"knobs": {"local_updates": "on"}, "regions": []})"
                                                 << "knobs.local_updates: must be true or false";
+        QTest::newRow("staleness weighting not bool") << R"({"knobs": {"staleness_weighting": 0}, "regions": []})"
+                                                      << "knobs.staleness_weighting: must be true or false";
         QTest::newRow("an edge's local updates not bool")
             << R"({"regions": [{"name": "a", "edges": [{}, {"local_updates": "yes"}]}]})"
             << "regions[0].edges[1].local_updates: must be true or false";

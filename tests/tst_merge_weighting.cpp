@@ -9,6 +9,7 @@
 // with those of regions that are gone. Under knobs.local_updates an owner
 // adds the mean of its region's moves instead (FedAvg; the edge's side:
 // tst_local_updates), and beside gradients when one edge alone takes them.
+// Under knobs.staleness_weighting a stale gradient counts less.
 #include "core/data/fashion_mnist.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
@@ -272,6 +273,49 @@ private Q_SLOTS:
         QVERIFY(send(2, 16)); // a move: the same bound
         QVERIFY(!send(2, 17));
         QCOMPARE(tooStale(), 2);
+    }
+
+    // knobs.staleness_weighting: a gradient computed k > 1 versions behind
+    // the shard counts 1/k of its windows, in the mean and in the rate's
+    // share. Edge 1's two windows from 2 versions back must merge exactly
+    // as one fresh window would (its owner twin gets that), and not as two.
+    void staleGradientsCountByTheirStaleness() {
+        const auto mergeAfterWarmUp = [&](bool weighting, std::uint32_t staleWindows, std::uint64_t behind) {
+            auto config = m_config;
+            config.knobs.stalenessWeighting = weighting;
+            auto t = ownerOf(config);
+            Outbox out;
+            std::uint64_t id = 100;
+            for (std::uint64_t round = 0; round < 4; ++round) { // edge 0 alone: versions 1-4
+                auto m = gradientFrom(0, t.shard, round, t.size);
+                m.shards[0].contributionIds = {++id};
+                t.owner->onGradients(1.0 + double(round), std::move(m), true, 0.1, out);
+                t.owner->onMergeDeadline(1.05 + double(round), round, true, out);
+            }
+            const std::uint64_t now = t.owner->version(t.shard);
+            auto fresh = gradientFrom(0, t.shard, now, t.size, 2);
+            auto stale = gradientFrom(1, t.shard, now - behind, t.size, staleWindows);
+            fresh.shards[0].contributionIds = {++id};
+            // The stale one first: edge 0 alone would be the whole region
+            // the owner has heard, and merge at once.
+            t.owner->onGradients(6.0, std::move(stale), true, 0.1, out);
+            t.owner->onGradients(6.0, std::move(fresh), true, 0.1, out);
+            if (t.owner->version(t.shard) != now + 1)
+                return std::pair{now, at::Tensor()};
+            return std::pair{now, t.owner->values(t.shard).clone()};
+        };
+        const auto [before, weighted] = mergeAfterWarmUp(true, 2, 2);
+        QCOMPARE(before, std::uint64_t(4));
+        QVERIFY(weighted.defined()); // one merge took both
+        const auto [b1, asOneFresh] = mergeAfterWarmUp(false, 1, 0);
+        QVERIFY2(at::equal(weighted, asOneFresh),
+                 qPrintable(QString::number((weighted - asOneFresh).abs().max().item<double>())));
+        // The check can tell: without the knob the stale pair weighs two.
+        const auto [b2, unweighted] = mergeAfterWarmUp(false, 2, 2);
+        QVERIFY(!at::allclose(unweighted, asOneFresh, 0, 1e-6));
+        // One version behind (a center answer since the values it used) counts whole.
+        const auto [b3, oneBehind] = mergeAfterWarmUp(true, 1, 1);
+        QVERIFY(at::equal(oneBehind, asOneFresh));
     }
 
     void aHeldMeanWeighsByItsWindows() {

@@ -79,6 +79,11 @@ struct StrategyKnobs {
     // gradients. A window of k steps then carries k steps of progress, so
     // longer windows cut bytes without cutting the steps a sample buys.
     bool localUpdates = false;
+    // synaptic: staleness-aware merges (Zhang et al., "Staleness-aware
+    // Async-SGD", IJCAI 2016): an owner weighs a window gradient computed
+    // k > 1 versions behind the shard by 1/k, in the merge's mean and in
+    // its step's share of the rate. Gradients only; moves count as sent.
+    bool stalenessWeighting = false;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
     double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region

@@ -144,6 +144,8 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
         root["knobs"]["values_on_contribution"] = true;
     if (c.knobs.localUpdates)
         root["knobs"]["local_updates"] = true;
+    if (c.knobs.stalenessWeighting)
+        root["knobs"]["staleness_weighting"] = true;
     return root.dump(2);
 }
 

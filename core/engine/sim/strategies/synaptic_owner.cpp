@@ -307,12 +307,17 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         // Capped: one edge's claim cannot outweigh the whole region by much.
         const double w = std::min(double(std::max<std::uint32_t>(1, p.item.windows)),
                                   kMaxStepScale * double(regionEdges().size()));
+        // Staleness-aware (knobs.stalenessWeighting): a gradient computed k
+        // versions behind counts 1/k of its windows; 0 or 1 behind (the
+        // last merge, or a center answer since) counts whole.
+        const double staleness = double(std::max<std::uint64_t>(1, s.version - std::min(s.version, p.item.version)));
+        const double weight = m_ctx.config->knobs.stalenessWeighting ? w / staleness : w;
         // A local update's move holds all of its steps already: summed as it is.
         if (m_ctx.config->localUpdatesAt(p.edge)) {
             moves = moves.defined() ? moves.add_(p.item.data, 1.0) : p.item.data.mul(1.0);
         } else {
-            sum = sum.defined() ? sum.add_(p.item.data, w) : p.item.data.mul(w);
-            gradientWindows += w;
+            sum = sum.defined() ? sum.add_(p.item.data, weight) : p.item.data.mul(weight);
+            gradientWindows += weight;
         }
         windows += w;
         ids.insert(ids.end(), p.item.contributionIds.begin(), p.item.contributionIds.end());
