@@ -163,6 +163,15 @@ private Q_SLOTS:
         }
         QCOMPARE(byReason, r.result.contributionsRejected);
         QCOMPARE(byEdge, r.result.contributionsRejected);
+        // Beside each edge's refusals, what it sent: every edge sent, the
+        // counts add up to the ledger's, and no edge had more refused.
+        std::uint64_t sent = 0;
+        for (const auto &[edge, count] : r.result.contributionsSentByEdge)
+            sent += count;
+        QCOMPARE(sent, r.result.contributionsSent);
+        QCOMPARE(r.result.contributionsSentByEdge.size(), std::size_t(6));
+        for (const auto &[edge, count] : r.result.contributionsRejectedByEdge)
+            QVERIFY2(count <= r.result.contributionsSentByEdge.at(edge), edge.c_str());
         // So does the run's JSON entry, which also holds the config the run
         // started from: read back, it is that config.
         const auto entry = QJsonDocument::fromJson(QByteArray::fromStdString(strategyResultJson(r.result))).object();
@@ -170,6 +179,9 @@ private Q_SLOTS:
         QCOMPARE(std::size_t(reasons.size()), r.result.contributionsRejectedByReason.size());
         for (const auto &[reason, count] : r.result.contributionsRejectedByReason)
             QCOMPARE(reasons[QString::fromStdString(reason)].toInteger(), qint64(count));
+        const auto sentBy = entry["contributions"].toObject()["sent_by_edge"].toObject();
+        for (const auto &[edge, count] : r.result.contributionsSentByEdge)
+            QCOMPARE(sentBy[QString::fromStdString(edge)].toInteger(), qint64(count));
         const auto started = parseClusterConfig(QJsonDocument(entry["config"].toObject()).toJson().toStdString(),
                                                 "the report's config");
         QCOMPARE(clusterConfigToJson(started), r.result.startConfigJson);

@@ -84,6 +84,14 @@ class LiveClusterTest : public QObject {
             byReason += it.value().toInteger();
         }
         QCOMPARE(byReason, report.value("contributions_rejected").toInteger());
+        // Each edge's sends, counted by the center in the sender's name
+        // only: every edge of the config, adding up to the whole.
+        qint64 sent = 0;
+        const auto byEdge = report.value("contributions_sent_by_edge").toObject();
+        for (auto it = byEdge.begin(); it != byEdge.end(); ++it)
+            sent += it.value().toInteger();
+        QCOMPARE(byEdge.size(), qsizetype(4)); // live_cluster.json's edges
+        QCOMPARE(sent, report.value("contributions_sent").toInteger());
         cluster.stop();
         QVERIFY2(cluster.leftovers().isEmpty(), qPrintable(cluster.leftovers().join('\n')));
     }

@@ -4,7 +4,9 @@
 // last ledger kind once dropped five kinds (crash roll-backs, lost merges,
 // state writes, center resends) at the center without a word.
 
+#include "core/engine/sim/cluster_config.h"
 #include "core/engine/synapse/lease.h"
+#include "core/rpc/live/center_state.h"
 #include "core/rpc/wire/report_codec.h"
 
 #include <QtTest>
@@ -166,6 +168,37 @@ private Q_SLOTS:
             QVERIFY2(got, reason.c_str());
             QCOMPARE(std::get<e::LedgerReport>(*got).reason, reason);
         }
+    }
+
+    // The center counts each edge's sends by the id the report carries
+    // (sent_by_edge, the denominator of rejected_by_edge): an edge's sends
+    // count for it, one in another edge's name or naming an edge that does
+    // not exist is skipped and counted as out of range, and a refusal an
+    // owner reports may name any edge of the cluster.
+    void aCenterCountsSendsOnlyInTheSendersName() {
+        const auto config = e::loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
+        const e::ClusterShape shape(config);
+        const auto model = e::makeModelSetup(config, e::topologyOf(config), "cpu");
+        rpc::CenterState center(config, shape, *model);
+        std::string why;
+        const int node = center.join("us-1", "127.0.0.1:1", "inc-1", 0.0, why);
+        QVERIFY2(node >= 0, why.c_str());
+        const int edge = e::ClusterShape::edgeOfNode(node);
+        const auto sent = [](int named, std::uint64_t count) {
+            return std::pair{1.0, e::NodeReport{e::LedgerReport{LedgerKind::Sent, -1, count,
+                                                                {e::contributionId(named, 1, 9)}}}};
+        };
+        const e::NodeReport refusal = e::LedgerReport{LedgerKind::Rejected, 0, 1, {e::contributionId(0, 1, 3)}, "too_stale"};
+        std::size_t outOfRange = 0;
+        QVERIFY(center.foldBatch(node, "inc-1", 1, 1.0,
+                                 {sent(edge, 7), sent(edge == 0 ? 1 : 0, 5), sent(shape.edgeCount(), 3),
+                                  sent(1 << 23, 2), {1.0, refusal}},
+                                 false, 0, 0, &outOfRange));
+        QCOMPARE(outOfRange, std::size_t(3));
+        const auto ledger = center.ledger();
+        QCOMPARE(ledger.sent, std::uint64_t(7));
+        QCOMPARE(ledger.sentByEdge, (std::map<int, std::uint64_t>{{edge, 7}}));
+        QCOMPARE(ledger.rejectedByEdge, (std::map<int, std::uint64_t>{{0, 1}}));
     }
 
     void unknownRouteKindsAndEmptyReportsAreRefused() {

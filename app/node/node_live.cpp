@@ -41,6 +41,8 @@ nlohmann::json summaryJson(const rpc::LiveRunSummary &s, const rpc::CenterOption
             {"contributions_applied", s.contributionsApplied},
             {"contributions_rejected", s.contributionsRejected},
             {"contributions_rejected_by_reason", s.contributionsRejectedByReason},
+            {"contributions_sent_by_edge", s.contributionsSentByEdge},
+            {"contributions_rejected_by_edge", s.contributionsRejectedByEdge},
             {"contributions_duplicated", s.contributionsDuplicated}};
 }
 

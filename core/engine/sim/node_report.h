@@ -33,7 +33,7 @@ inline int contributionEdge(std::uint64_t id) { return int(id >> 40); }
 // the moment an edge sends it to the moment an owner applies or rejects it.
 struct LedgerReport {
     enum class Kind {
-        Sent,                     // count
+        Sent,                     // count; ids: the window's contribution id (every item it sent shares it)
         Applied,                  // shard, ids (one per contribution)
         Rejected,                 // count (stale or expired lease, too far behind)
         Forwarded,                // count (rerouted by a former owner after a move)

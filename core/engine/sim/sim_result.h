@@ -70,9 +70,11 @@ struct StrategyResult {
     std::uint64_t contributionsApplied = 0;
     std::uint64_t contributionsRejected = 0;
     // Why the owners refused them ("stale_epoch", "expired_lease",
-    // "too_stale", ...) and which edges sent them, by name.
+    // "too_stale", ...) and which edges sent them, by name; beside what
+    // each edge sent, for its share refused.
     std::map<std::string, std::uint64_t> contributionsRejectedByReason;
     std::map<std::string, std::uint64_t> contributionsRejectedByEdge;
+    std::map<std::string, std::uint64_t> contributionsSentByEdge;
     std::uint64_t contributionsDuplicated = 0;
     std::uint64_t contributionsForwarded = 0;
     std::uint64_t contributionsUnderExpiredLease = 0; // applied although written under an expired lease (must be 0)

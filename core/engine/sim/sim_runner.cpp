@@ -152,6 +152,7 @@ json strategyEntry(const StrategyResult &r) {
                                {"rejected", r.contributionsRejected},
                                {"rejected_by_reason", r.contributionsRejectedByReason},
                                {"rejected_by_edge", r.contributionsRejectedByEdge},
+                               {"sent_by_edge", r.contributionsSentByEdge},
                                {"duplicated", r.contributionsDuplicated},
                                {"forwarded", r.contributionsForwarded},
                                {"applied_under_expired_lease", r.contributionsUnderExpiredLease},

@@ -23,7 +23,11 @@ void ContributionLedger::recordApplied(int shard, std::uint64_t id) {
 void ContributionLedger::fold(const LedgerReport &r) {
     using K = LedgerReport::Kind;
     switch (r.kind) {
-    case K::Sent: sent += r.count; break;
+    case K::Sent:
+        sent += r.count;
+        if (!r.ids.empty())
+            sentByEdge[contributionEdge(r.ids.front())] += r.count;
+        break;
     case K::Applied:
         for (auto id : r.ids)
             recordApplied(r.shard, id);

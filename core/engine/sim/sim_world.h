@@ -29,6 +29,7 @@ struct ContributionLedger {
     std::uint64_t rejected = 0;   // refused by the owner: stale epoch, expired lease, too stale
     std::map<std::string, std::uint64_t> rejectedByReason; // LedgerReport::reason
     std::map<int, std::uint64_t> rejectedByEdge;           // the sender, from the contribution ids
+    std::map<int, std::uint64_t> sentByEdge;               // the same, of every item sent
     std::uint64_t duplicates = 0; // an id applied a second time (must stay 0)
     std::uint64_t forwarded = 0;  // rerouted by a former owner after a move
     std::uint64_t appliedUnderExpiredLease = 0; // audit of the epoch gate (must stay 0)

@@ -307,6 +307,8 @@ struct Simulation::Impl {
         r.contributionsRejectedByReason = l.rejectedByReason;
         for (const auto &[edge, count] : l.rejectedByEdge)
             r.contributionsRejectedByEdge[world.edgeName(edge)] += count;
+        for (const auto &[edge, count] : l.sentByEdge)
+            r.contributionsSentByEdge[world.edgeName(edge)] += count;
         r.contributionsDuplicated = l.duplicates;
         r.contributionsForwarded = l.forwarded;
         r.contributionsUnderExpiredLease = l.appliedUnderExpiredLease;

@@ -714,6 +714,10 @@ struct CenterProcess::Impl final : CenterBackend {
         s.contributionsApplied = ledger.applied;
         s.contributionsRejected = ledger.rejected;
         s.contributionsRejectedByReason = ledger.rejectedByReason;
+        for (const auto &[edge, count] : ledger.sentByEdge)
+            s.contributionsSentByEdge[shape->edgeName(edge)] += count;
+        for (const auto &[edge, count] : ledger.rejectedByEdge)
+            s.contributionsRejectedByEdge[shape->edgeName(edge)] += count;
         s.contributionsDuplicated = ledger.duplicates;
         return s;
     }

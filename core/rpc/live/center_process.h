@@ -25,6 +25,8 @@ struct LiveRunSummary {
     std::uint64_t contributionsApplied = 0;
     std::uint64_t contributionsRejected = 0;
     std::map<std::string, std::uint64_t> contributionsRejectedByReason; // "stale_epoch", "too_stale", ...
+    std::map<std::string, std::uint64_t> contributionsSentByEdge;       // by edge name
+    std::map<std::string, std::uint64_t> contributionsRejectedByEdge;   // the sender's name
     std::uint64_t contributionsDuplicated = 0;
     bool finished = false;          // every edge used its budget
 };

@@ -85,7 +85,7 @@ bool CenterState::foldBatch(int node, const std::string &incarnation, std::uint6
     entry.rejected = rejected;
     (void)now;
     for (const auto &[time, report] : reports) {
-        if (!inRange(report)) {
+        if (!inRange(report, edge)) {
             if (outOfRange)
                 ++*outOfRange;
             continue;
@@ -97,12 +97,23 @@ bool CenterState::foldBatch(int node, const std::string &incarnation, std::uint6
     return true;
 }
 
-// A report an edge sent must name shards, regions and edges that exist (the
-// tables are sized by them) and stay within what one window can carry.
-bool CenterState::inRange(const e::NodeReport &report) const {
+// A report edge `edge` sent must name shards, regions and edges that exist
+// (the tables are sized by them), its own sends only, and stay within what
+// one window can carry.
+bool CenterState::inRange(const e::NodeReport &report, int edge) const {
     const int shards = int(m_routing.shardCount());
-    if (const auto *l = std::get_if<e::LedgerReport>(&report))
-        return l->ids.size() <= 65536 && (l->kind != e::LedgerReport::Kind::Applied || (l->shard >= 0 && l->shard < shards));
+    if (const auto *l = std::get_if<e::LedgerReport>(&report)) {
+        if (l->ids.size() > 65536 || (l->kind == e::LedgerReport::Kind::Applied && (l->shard < 0 || l->shard >= shards)))
+            return false;
+        // The ledger counts by the edge a contribution id names
+        // (sent_by_edge, rejected_by_edge): only edges that exist. A
+        // send's id names the reporting edge itself: no edge may count
+        // windows as another's.
+        return std::all_of(l->ids.begin(), l->ids.end(), [&](std::uint64_t id) {
+            const int named = e::contributionEdge(id);
+            return l->kind == e::LedgerReport::Kind::Sent ? named == edge : named < m_shape.edgeCount();
+        });
+    }
     if (const auto *r = std::get_if<e::RouteReport>(&report))
         return r->shard >= 0 && r->shard < shards && r->region < m_shape.regionCount() && r->edge < m_shape.edgeCount();
     return true;

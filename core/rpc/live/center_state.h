@@ -54,7 +54,8 @@ public:
     void resumeAt(int node, std::uint64_t steps);
     // A batch of reports from `node`; false if it is a resent batch or from
     // an old incarnation. Reports naming shards, regions or edges that do
-    // not exist are skipped and counted in `outOfRange`.
+    // not exist, or sends in another edge's name, are skipped and counted
+    // in `outOfRange`.
     bool foldBatch(int node, const std::string &incarnation, std::uint64_t sequence, double now,
                    const std::vector<std::pair<double, engine::NodeReport>> &reports, bool finished,
                    std::uint64_t wireBytes, std::uint64_t rejected, std::size_t *outOfRange = nullptr);
@@ -79,7 +80,7 @@ public:
 
 private:
     void emitLocked(engine::SimEvent event); // m_mutex held
-    bool inRange(const engine::NodeReport &report) const;
+    bool inRange(const engine::NodeReport &report, int edge) const;
 
     const engine::ClusterShape &m_shape;
     mutable std::mutex m_mutex;

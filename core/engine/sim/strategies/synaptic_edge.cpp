@@ -547,7 +547,11 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         item.contributionIds.push_back(contributionId(m_edge, m_ctx.incarnation, m_window));
         messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
-    out.ledger(LedgerReport::Kind::Sent, merged.size());
+    // The window's id names the sender in the ledger (sent_by_edge beside
+    // rejected_by_edge): one id for all of its items.
+    if (!merged.empty())
+        out.report(LedgerReport{LedgerReport::Kind::Sent, -1, merged.size(),
+                                {contributionId(m_edge, m_ctx.incarnation, m_window)}});
     if (!m_lease.canTrain(leaseClock(now)))
         out.ledger(LedgerReport::Kind::SentWhileReadOnly, byOwner.size());
     const double median = m_answerSeconds.empty() ? 0 : medianAnswerSeconds();
