@@ -15,6 +15,7 @@
 #include "support/live_cluster_fixture.h"
 
 #include "core/data/fashion_mnist.h"
+#include "core/engine/sim/node_report.h"
 #include "core/rpc/live/server_setup.h"
 #include "core/rpc/security/security_options.h"
 #include "core/rpc/wire/message_codec.h"
@@ -174,7 +175,7 @@ class LiveHostileTest : public QObject {
         item.shard = m_targetShard;
         item.version = m_cachedAtTarget;
         item.data = std::move(data);
-        item.contributionIds = {0xDEADBEEFull};
+        item.contributionIds = {engine::contributionId(m_peer, 1, 0xBEEF)};
         m.shards.push_back(std::move(item));
         return m;
     }
@@ -327,6 +328,11 @@ class LiveHostileTest : public QObject {
         if (what == "gradients spanning too many windows") {
             auto m = gradients(zeros(m_targetShard));
             m.shards[0].windows = 100000; // would scale the owner's step (capped there too)
+            return rpc::toProto(m);
+        }
+        if (what == "gradients in another edge's name") {
+            auto m = gradients(zeros(m_targetShard));
+            m.shards[0].contributionIds = {engine::contributionId(m_peer == 0 ? 1 : 0, 1, 7)};
             return rpc::toProto(m);
         }
         if (what == "gradients without an origin") {
@@ -588,6 +594,11 @@ private Q_SLOTS:
         both("heartbeat to an edge", false, invalid, "heartbeat is for the center");
         both("lease grant from an edge", false, invalid, "lease_grant comes only from the center");
         both("gradients without an origin", false, invalid, "gradients names no origin edge");
+        both("gradients in another edge's name", false, invalid,
+             QString("shard %1 carries a contribution id of edge %2 in a gradient from edge %3")
+                 .arg(m_targetShard)
+                 .arg(m_peer == 0 ? 1 : 0)
+                 .arg(m_peer));
         both("gradients spanning too many windows", false, invalid,
              QString("shard %1 claims 100000 aggregation windows (at most 4096)").arg(m_targetShard));
         both("catch-up request without an origin", false, invalid, "catch_up_request names no origin edge");

@@ -172,9 +172,10 @@ private Q_SLOTS:
 
     // The center counts each edge's sends by the id the report carries
     // (sent_by_edge, the denominator of rejected_by_edge): an edge's sends
-    // count for it, one in another edge's name or naming an edge that does
-    // not exist is skipped and counted as out of range, and a refusal an
-    // owner reports may name any edge of the cluster.
+    // count for it; one in another edge's name, naming an edge that does
+    // not exist, or of more items than there are shards is skipped and
+    // counted as out of range; a refusal an owner reports may name any
+    // edge of the cluster, but not one that does not exist.
     void aCenterCountsSendsOnlyInTheSendersName() {
         const auto config = e::loadClusterConfig(QFINDTESTDATA("data/tiny_cluster.json").toStdString());
         const e::ClusterShape shape(config);
@@ -188,13 +189,17 @@ private Q_SLOTS:
             return std::pair{1.0, e::NodeReport{e::LedgerReport{LedgerKind::Sent, -1, count,
                                                                 {e::contributionId(named, 1, 9)}}}};
         };
-        const e::NodeReport refusal = e::LedgerReport{LedgerKind::Rejected, 0, 1, {e::contributionId(0, 1, 3)}, "too_stale"};
+        const auto refusal = [](int named) {
+            return std::pair{1.0, e::NodeReport{e::LedgerReport{LedgerKind::Rejected, 0, 1,
+                                                                {e::contributionId(named, 1, 3)}, "too_stale"}}};
+        };
+        const auto shards = std::uint64_t(model->plan.shards.size());
         std::size_t outOfRange = 0;
         QVERIFY(center.foldBatch(node, "inc-1", 1, 1.0,
                                  {sent(edge, 7), sent(edge == 0 ? 1 : 0, 5), sent(shape.edgeCount(), 3),
-                                  sent(1 << 23, 2), {1.0, refusal}},
+                                  sent(1 << 23, 2), sent(edge, shards + 1), refusal(0), refusal(shape.edgeCount())},
                                  false, 0, 0, &outOfRange));
-        QCOMPARE(outOfRange, std::size_t(3));
+        QCOMPARE(outOfRange, std::size_t(5));
         const auto ledger = center.ledger();
         QCOMPARE(ledger.sent, std::uint64_t(7));
         QCOMPARE(ledger.sentByEdge, (std::map<int, std::uint64_t>{{edge, 7}}));

@@ -105,6 +105,9 @@ bool CenterState::inRange(const e::NodeReport &report, int edge) const {
     if (const auto *l = std::get_if<e::LedgerReport>(&report)) {
         if (l->ids.size() > 65536 || (l->kind == e::LedgerReport::Kind::Applied && (l->shard < 0 || l->shard >= shards)))
             return false;
+        // A window sends at most one item per shard.
+        if (l->kind == e::LedgerReport::Kind::Sent && l->count > std::uint64_t(shards))
+            return false;
         // The ledger counts by the edge a contribution id names
         // (sent_by_edge, rejected_by_edge): only edges that exist. A
         // send's id names the reporting edge itself: no edge may count

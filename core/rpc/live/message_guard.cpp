@@ -1,5 +1,7 @@
 #include "message_guard.h"
 
+#include "core/engine/sim/node_report.h"
+
 #include <cmath>
 
 namespace synaptic::rpc {
@@ -70,6 +72,15 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
     if (item.windows > kMaxWindowsPerItem)
         return "shard " + std::to_string(item.shard) + " claims " + std::to_string(item.windows) +
                " aggregation windows (at most " + std::to_string(kMaxWindowsPerItem) + ")";
+    // A window gradient's ids are its origin edge's (a forwarded one keeps
+    // its origin): one naming another edge, or none, would be booked in the
+    // ledger as that edge's, and an id naming no edge would make the
+    // center drop the owner's whole report of the merge it is in.
+    if (m.kind == K::Gradients)
+        for (const auto id : item.contributionIds)
+            if (e::contributionEdge(id) != m.origin)
+                return "shard " + std::to_string(item.shard) + " carries a contribution id of edge " +
+                       std::to_string(e::contributionEdge(id)) + " in a gradient from edge " + std::to_string(m.origin);
     return "";
 }
 
