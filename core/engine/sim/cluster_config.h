@@ -80,9 +80,10 @@ struct StrategyKnobs {
     // longer windows cut bytes without cutting the steps a sample buys.
     bool localUpdates = false;
     // synaptic: staleness-aware merges (Zhang et al., "Staleness-aware
-    // Async-SGD", IJCAI 2016): an owner weighs a window gradient computed
-    // k > 1 versions behind the shard by 1/k, in the merge's mean and in
-    // its step's share of the rate. Gradients only; moves count as sent.
+    // Async-SGD", IJCAI 2016): an owner weighs a window gradient whose
+    // oldest step was computed k > 1 versions behind the shard by 1/k, in
+    // the merge's mean and in its step's share of the rate. Local-update
+    // moves are not weighed (summed as they arrive).
     bool stalenessWeighting = false;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour

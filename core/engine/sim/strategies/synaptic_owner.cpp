@@ -307,9 +307,11 @@ void SynapticOwner::mergeShard(double now, int shard, Store &s, std::vector<Shar
         // Capped: one edge's claim cannot outweigh the whole region by much.
         const double w = std::min(double(std::max<std::uint32_t>(1, p.item.windows)),
                                   kMaxStepScale * double(regionEdges().size()));
-        // Staleness-aware (knobs.stalenessWeighting): a gradient computed k
-        // versions behind counts 1/k of its windows; 0 or 1 behind (the
-        // last merge, or a center answer since) counts whole.
+        // Staleness-aware (knobs.stalenessWeighting): a window whose oldest
+        // step was computed k versions behind counts 1/k of its windows; 0
+        // or 1 behind counts whole. Versions also move with center answers,
+        // and jump after an owner's restart, so a window in flight across
+        // either counts less than its merges alone would say.
         const double staleness = double(std::max<std::uint64_t>(1, s.version - std::min(s.version, p.item.version)));
         const double weight = m_ctx.config->knobs.stalenessWeighting ? w / staleness : w;
         // A local update's move holds all of its steps already: summed as it is.
