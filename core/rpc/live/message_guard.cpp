@@ -73,9 +73,9 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
         return "shard " + std::to_string(item.shard) + " claims " + std::to_string(item.windows) +
                " aggregation windows (at most " + std::to_string(kMaxWindowsPerItem) + ")";
     // A window gradient's ids are its origin edge's (a forwarded one keeps
-    // its origin): one naming another edge, or none, would be booked in the
-    // ledger as that edge's, and an id naming no edge would make the
-    // center drop the owner's whole report of the merge it is in.
+    // its origin): an id naming another edge would be booked in the ledger
+    // as that edge's, and one naming no edge would make the center drop
+    // the owner's whole report of the merge it is in.
     if (m.kind == K::Gradients)
         for (const auto id : item.contributionIds)
             if (e::contributionEdge(id) != m.origin)
