@@ -56,6 +56,13 @@ void ContributionLedger::fold(const LedgerReport &r) {
     }
 }
 
+std::map<std::string, std::uint64_t> byEdgeName(const std::map<int, std::uint64_t> &counts, const ClusterShape &shape) {
+    std::map<std::string, std::uint64_t> named;
+    for (const auto &[edge, count] : counts)
+        named[shape.edgeName(edge)] += count;
+    return named;
+}
+
 double SimWorld::computeSeconds(int node, double flops) const {
     const double gflops = node == 0 ? shape->centerGflops : shape->edgeGflops[std::size_t(edgeOfNode(node))];
     // A straggler fault slows its serving as much as its training.

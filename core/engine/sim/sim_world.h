@@ -46,6 +46,10 @@ struct ContributionLedger {
     void fold(const LedgerReport &report);
 };
 
+// A ledger's per-edge counts (sentByEdge, rejectedByEdge) keyed by the
+// edges' names, as reports show them.
+std::map<std::string, std::uint64_t> byEdgeName(const std::map<int, std::uint64_t> &counts, const ClusterShape &shape);
+
 // The simulation driver's view of one cluster: the config (knobs are
 // live-edited here by commands), the cluster's shape and model, the routing
 // table, ledger and counters folded from the nodes' reports, and one

@@ -305,10 +305,8 @@ struct Simulation::Impl {
         r.contributionsApplied = l.applied;
         r.contributionsRejected = l.rejected;
         r.contributionsRejectedByReason = l.rejectedByReason;
-        for (const auto &[edge, count] : l.rejectedByEdge)
-            r.contributionsRejectedByEdge[world.edgeName(edge)] += count;
-        for (const auto &[edge, count] : l.sentByEdge)
-            r.contributionsSentByEdge[world.edgeName(edge)] += count;
+        r.contributionsRejectedByEdge = byEdgeName(l.rejectedByEdge, *world.shape);
+        r.contributionsSentByEdge = byEdgeName(l.sentByEdge, *world.shape);
         r.contributionsDuplicated = l.duplicates;
         r.contributionsForwarded = l.forwarded;
         r.contributionsUnderExpiredLease = l.appliedUnderExpiredLease;

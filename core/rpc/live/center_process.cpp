@@ -714,10 +714,8 @@ struct CenterProcess::Impl final : CenterBackend {
         s.contributionsApplied = ledger.applied;
         s.contributionsRejected = ledger.rejected;
         s.contributionsRejectedByReason = ledger.rejectedByReason;
-        for (const auto &[edge, count] : ledger.sentByEdge)
-            s.contributionsSentByEdge[shape->edgeName(edge)] += count;
-        for (const auto &[edge, count] : ledger.rejectedByEdge)
-            s.contributionsRejectedByEdge[shape->edgeName(edge)] += count;
+        s.contributionsSentByEdge = e::byEdgeName(ledger.sentByEdge, *shape);
+        s.contributionsRejectedByEdge = e::byEdgeName(ledger.rejectedByEdge, *shape);
         s.contributionsDuplicated = ledger.duplicates;
         return s;
     }

@@ -531,6 +531,7 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
     if (last) // every owner hears that this edge is finished
         for (int node : ownerNodes())
             messageFor(node);
+    const std::uint64_t windowId = contributionId(m_edge, m_ctx.incarnation, m_window); // every item's, and the ledger's
     for (const auto &g : merged) {
         ShardItem item;
         item.shard = g.shard;
@@ -544,14 +545,13 @@ void SynapticEdge::closeWindow(double now, bool last, Outbox &out) {
         // Lossy codecs keep what they left out per shard and send it with
         // the next window (error feedback); fp32 sends the mean as it is.
         setCoded(item.data, item.coding, m_gradientFeedback[g.shard].compress(update, m_ctx.config->codecs.gradients));
-        item.contributionIds.push_back(contributionId(m_edge, m_ctx.incarnation, m_window));
+        item.contributionIds.push_back(windowId);
         messageFor(ownerNode(g.shard)).shards.push_back(std::move(item));
     }
     // The window's id names the sender in the ledger (sent_by_edge beside
     // rejected_by_edge): one id for all of its items.
     if (!merged.empty())
-        out.report(LedgerReport{LedgerReport::Kind::Sent, -1, merged.size(),
-                                {contributionId(m_edge, m_ctx.incarnation, m_window)}});
+        out.report(LedgerReport{LedgerReport::Kind::Sent, -1, merged.size(), {windowId}});
     if (!m_lease.canTrain(leaseClock(now)))
         out.ledger(LedgerReport::Kind::SentWhileReadOnly, byOwner.size());
     const double median = m_answerSeconds.empty() ? 0 : medianAnswerSeconds();
