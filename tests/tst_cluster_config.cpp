@@ -198,6 +198,23 @@ private Q_SLOTS:
         QVERIFY(!written.contains("staleness_weighting"));
     }
 
+    // hub_merges and its pull period: read, written back (the period only
+    // beside the switch), and neither written when off.
+    void hubMergesRoundTrip() {
+        ClusterConfig c = parseClusterConfig(R"({"knobs": {"hub_merges": true, "hub_pull_seconds": 0.25},
+                                                 "regions": [{"name": "a", "edges": [{}]}]})",
+                                             "hubs.json");
+        QVERIFY(c.knobs.hubMerges);
+        QCOMPARE(c.knobs.hubPullSeconds, 0.25);
+        const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
+        QVERIFY(back.knobs.hubMerges);
+        QCOMPARE(back.knobs.hubPullSeconds, 0.25);
+        c.knobs.hubMerges = false;
+        const QString written = QString::fromStdString(clusterConfigToJson(c));
+        QVERIFY(!written.contains("hub_merges"));
+        QVERIFY(!written.contains("hub_pull_seconds"));
+    }
+
     // One edge's own local_updates key: that edge alone (localUpdatesAt
     // counts edges over all regions, in order), written back only where on.
     void oneEdgesLocalUpdatesRoundTrip() {
@@ -341,6 +358,10 @@ private Q_SLOTS:
                                                 << "knobs.local_updates: must be true or false";
         QTest::newRow("staleness weighting not bool") << R"({"knobs": {"staleness_weighting": 0}, "regions": []})"
                                                       << "knobs.staleness_weighting: must be true or false";
+        QTest::newRow("hub merges not bool") << R"({"knobs": {"hub_merges": "yes"}, "regions": []})"
+                                             << "knobs.hub_merges: must be true or false";
+        QTest::newRow("hub pull period zero") << R"({"knobs": {"hub_pull_seconds": 0}, "regions": []})"
+                                              << "knobs.hub_pull_seconds: must be > 0 and <= 3600, got 0";
         QTest::newRow("an edge's local updates not bool")
             << R"({"regions": [{"name": "a", "edges": [{}, {"local_updates": "yes"}]}]})"
             << "regions[0].edges[1].local_updates: must be true or false";

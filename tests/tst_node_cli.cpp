@@ -263,6 +263,30 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("task: \"langid\" runs only in the simulator"), qPrintable(r.err));
     }
 
+    // Hub merges run in the simulator only: a live center refuses them by
+    // name before anything listens.
+    void liveCenterRefusesHubMerges() {
+        QTemporaryDir dir;
+        QFile token(dir.filePath("token"));
+        QVERIFY(token.open(QIODevice::WriteOnly));
+        token.write("test-token-0123456789\n");
+        token.close();
+        QFile tiny(qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json");
+        QVERIFY(tiny.open(QIODevice::ReadOnly));
+        QJsonObject config = QJsonDocument::fromJson(tiny.readAll()).object();
+        QJsonObject knobs = config["knobs"].toObject();
+        knobs["hub_merges"] = true;
+        config["knobs"] = knobs;
+        QFile hubs(dir.filePath("hubs.json"));
+        QVERIFY(hubs.open(QIODevice::WriteOnly));
+        hubs.write(QJsonDocument(config).toJson());
+        hubs.close();
+        const Result r = runNode({"center", "--config", hubs.fileName(), "--insecure", "--token-file", token.fileName(),
+                                  "--listen", "127.0.0.1:0"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("knobs.hub_merges: runs only in the simulator"), qPrintable(r.err));
+    }
+
     void version() {
         const Result r = runNode({"--version"});
         QCOMPARE(r.exitCode, 0);

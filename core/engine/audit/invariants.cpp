@@ -184,16 +184,21 @@ void checkEpochs(const std::vector<AuditEvent> &history, std::vector<Violation> 
 // after W (the global model lost them too), so merging one of those again
 // is its first time.
 void checkCenterMerges(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
-    using Delta = std::tuple<int, int, std::uint64_t, std::uint64_t, std::uint64_t>;
+    // Keyed by the merging node too: under hub merges each shard's hub
+    // merges it, and the center's restart undoes only the center's merges
+    // (a hub keeps its memory: an edge's restart undoes none of its merges).
+    using Delta = std::tuple<int, int, int, std::uint64_t, std::uint64_t, std::uint64_t>;
     std::map<Delta, double> mergedAt;
     for (const auto &e : history) {
         if (e.kind == K::Restore && e.node == kCenterNodeId) {
-            std::erase_if(mergedAt, [&](const auto &m) { return m.second > e.writtenAt; });
+            std::erase_if(mergedAt, [&](const auto &m) {
+                return std::get<0>(m.first) == kCenterNodeId && m.second > e.writtenAt;
+            });
             continue;
         }
         if (e.kind != K::Merge || e.ids.empty())
             continue;
-        const Delta d{e.region, e.shard, e.ids.front(), e.version, e.checksum};
+        const Delta d{e.node, e.region, e.shard, e.ids.front(), e.version, e.checksum};
         const auto [it, fresh] = mergedAt.try_emplace(d, e.time);
         if (!fresh)
             out.push_back({"center_merges_once", e.shard, e.node, e.time,

@@ -85,6 +85,19 @@ struct StrategyKnobs {
     // the merge's mean and in its step's share of the rate. Local-update
     // moves are not weighed (summed as they arrive).
     bool stalenessWeighting = false;
+    // synaptic: cross-region merges at the shards' hubs instead of the
+    // center (the mission's "not to a central server"). Each shard's hub is
+    // its planned owner in region (shard mod regions); the other regions'
+    // owners send it their deltas, it merges them with the outer optimizer
+    // and answers them as the center would, counting the regions the
+    // center's pulls say it hears (leases) or whose deltas keep coming. The
+    // center keeps leases and pulls each hub's merged copy every
+    // hubPullSeconds (the model it serves and evaluates), checking each
+    // copy against the hub's checksum. Simulator only for now: live
+    // processes refuse it, and a hub's state is memory only (no durable
+    // state: in the simulator a kill keeps it, which a real process could not).
+    bool hubMerges = false;
+    double hubPullSeconds = 0.5;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
     double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region

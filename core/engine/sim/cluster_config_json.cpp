@@ -146,6 +146,10 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
         root["knobs"]["local_updates"] = true;
     if (c.knobs.stalenessWeighting)
         root["knobs"]["staleness_weighting"] = true;
+    if (c.knobs.hubMerges) {
+        root["knobs"]["hub_merges"] = true;
+        root["knobs"]["hub_pull_seconds"] = c.knobs.hubPullSeconds;
+    }
     return root.dump(2);
 }
 

@@ -20,9 +20,9 @@ enum class MessageKind {
     LeaseGrant,      // center -> edge
     Gradients,       // edge -> owner: merged window gradients (or moves, under local updates) for the owner's shards
     Values,          // owner -> edges: new shard values and versions
-    CatchUpRequest,  // edge -> owner: send me the current values of your shards
-    CenterDelta,     // owner -> center: shard deltas since the last global version
-    CenterValues,    // center -> owner: new global shard values
+    CatchUpRequest,  // edge -> owner: send me the current values of your shards (hub merges: center -> hub, a pull)
+    CenterDelta,     // owner -> center (hub merges: the shard's hub): shard deltas since the last global version
+    CenterValues,    // center (or hub) -> owner: new global shard values; hub -> center: a pull's answer
     Handoff,         // old owner -> new owner: values + optimizer state (shard move)
     FullGradient,    // param_server: edge -> center, whole model
     FullValues,      // param_server / diloco: center -> edge, whole model
@@ -119,7 +119,8 @@ struct Message {
     int chunk = -1;              // RingChunk: chunk index; phase in `round`
     bool last = false;           // Gradients: the sender used its step budget; this is its final window
     bool join = false;           // Heartbeat: the sender (re)started and needs its region's routing
-    std::vector<int> owners;     // LeaseGrant answering a join: owner edge of every shard in the edge's region
+    std::vector<int> owners;     // LeaseGrant answering a join: owner edge of every shard in the edge's region;
+                                 // a pull (CatchUpRequest from the center): the regions the center hears
 
     // Bytes on the wire: its synaptic.v1 encoding plus gRPC's framing
     // (wire_size.h); what the simulator charges and a live transport sends.

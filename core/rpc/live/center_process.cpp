@@ -140,6 +140,12 @@ struct CenterProcess::Impl final : CenterBackend {
                                                          "\" runs only in the simulator (synaptic-node sim --task " +
                                                          config.task + " --strategy NAME); live clusters train " +
                                                          e::kDefaultTask);
+        // Hubs merge through edge-to-edge CenterDelta messages the live
+        // peer guard refuses (only the center takes them), and the center's
+        // pulls are not on the wire yet.
+        if (config.knobs.hubMerges)
+            throw e::ConfigError(options.configPath, "knobs.hub_merges: runs only in the simulator for now; live "
+                                                     "clusters merge regions at the center");
         limits.leaseSeconds = config.knobs.leaseSeconds;
         if (options.process.threads > 0)
             e::setComputeThreads(options.process.threads);

@@ -1,5 +1,7 @@
 #include "synaptic_center.h"
 
+#include "shard_hubs.h"
+
 #include "core/engine/durable/state_codec.h"
 #include "core/engine/durable/state_store.h"
 #include "core/engine/synapse/flat_model.h"
@@ -27,8 +29,8 @@ constexpr double kActiveRegionSeconds = 3 * kMergeDeadlineSeconds;
 constexpr double kLeaseClockRateBound = 0.01;
 } // namespace
 
-SynapticCenter::SynapticCenter(const NodeContext &ctx)
-    : SimNode(kCenterNode), m_ctx(ctx), m_owners(ctx.model->plan.owner),
+SynapticCenter::SynapticCenter(const NodeContext &ctx, Role role)
+    : SimNode(role == Role::Hub ? ctx.node : kCenterNode), m_ctx(ctx), m_role(role), m_owners(ctx.model->plan.owner),
       m_leases(ctx.shape->edgeCount(), ctx.config->knobs.leaseSeconds),
       m_outer(ctx.config->knobs.outerOptimizer, ctx.config->knobs.outerLearningRate,
               ctx.config->knobs.outerMomentum) {
@@ -39,6 +41,10 @@ SynapticCenter::SynapticCenter(const NodeContext &ctx)
         s.checksums.emplace_front(0, tensorChecksum(s.global));
         m_shards.push_back(std::move(s));
         offset += spec.parameters;
+    }
+    if (role == Role::Hub) {
+        const auto mine = shardsOfHub(ctx, ctx.node);
+        m_hubShards.insert(mine.begin(), mine.end());
     }
 }
 
@@ -51,6 +57,8 @@ void SynapticCenter::start(double now, Outbox &out) {
     for (std::size_t i = 0; i < m_shards.size(); ++i)
         if (!m_shards[i].reports.empty())
             armDeadline(now, int(i), out);
+    if (pullsFromHubs())
+        out.timer(now + m_ctx.config->knobs.hubPullSeconds, kPull);
 }
 
 void SynapticCenter::revive(double now, bool fromOldState, Outbox &out) {
@@ -102,6 +110,11 @@ void SynapticCenter::onKilled(double, Outbox &) {
 
 void SynapticCenter::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
     m_lastSeen = std::max(m_lastSeen, now);
+    if (kind == kPull && pullsFromHubs()) {
+        sendPulls(now, out);
+        out.timer(now + m_ctx.config->knobs.hubPullSeconds, kPull);
+        return;
+    }
     if (kind != kMergeDeadline)
         return;
     const int shard = int(arg & ((1u << 20) - 1));
@@ -122,6 +135,11 @@ at::Tensor SynapticCenter::globalValues() const {
 
 bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) const {
     values = globalValues();
+    buffers = evaluationBuffers();
+    return true;
+}
+
+at::Tensor SynapticCenter::evaluationBuffers() const {
     // Batch-norm statistics go with the weights they were measured on: per
     // region the mean of its owners' latest statistics, then the mean over
     // the regions the center still hears from (a finished region that
@@ -151,12 +169,22 @@ bool SynapticCenter::evaluationModel(at::Tensor &values, at::Tensor &buffers) co
         sum = sum.defined() ? sum.add_(rsum) : rsum;
         ++count;
     }
-    buffers = sum.defined() ? sum.div_(double(count)) : m_ctx.model->initialBuffers.clone();
-    return true;
+    return sum.defined() ? sum.div_(double(count)) : m_ctx.model->initialBuffers.clone();
 }
 
 std::set<int> SynapticCenter::heardRegions(double now) const {
     std::set<int> regions;
+    if (m_role == Role::Hub) {
+        // What the center's newest pull said (leases: a finished region
+        // whose edges still serve holds its place), and any region whose
+        // delta came within a lease's length (the center may be down or
+        // cut off from this hub, and then its word grows old).
+        regions = m_centerHeard;
+        for (const auto &[region, at] : m_lastDeltaAt)
+            if (now - at <= m_ctx.config->knobs.leaseSeconds)
+                regions.insert(region);
+        return regions;
+    }
     for (int edge = 0; edge < m_ctx.shape->edgeCount(); ++edge)
         if (m_leases.lease(edge).validAt(now))
             regions.insert(m_ctx.shape->regionOfEdge[std::size_t(edge)]);
@@ -200,8 +228,16 @@ void SynapticCenter::onHeartbeat(double now, const Message &m, Outbox &out) {
 
 void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
     m_lastSeen = std::max(m_lastSeen, now);
+    if (m_role == Role::Hub && m.from == kCenterNode && m.kind == MessageKind::CatchUpRequest) {
+        answerPull(now, m, out);
+        return;
+    }
     if (m.from < 1 || m.from > m_ctx.shape->edgeCount())
         return; // only edges talk to the center
+    if (pullsFromHubs() && m.kind == MessageKind::CenterValues) {
+        takePulled(now, std::move(m), out);
+        return;
+    }
     if (m.kind == MessageKind::Heartbeat) {
         onHeartbeat(now, m, out);
         return;
@@ -215,8 +251,8 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
         persist(out); // joining edges are told these owners, after a restart too
         return;
     }
-    if (m.kind != MessageKind::CenterDelta)
-        return;
+    if (m.kind != MessageKind::CenterDelta || pullsFromHubs())
+        return; // the hubs merge: a delta sent here is a misconfigured owner's
     if (m.buffers.defined())
         m_buffers[m.from] = m.buffers;
     m_lastDeltaAt[region] = now;
@@ -224,8 +260,9 @@ void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
     Message again;
     bool resynced = false; // a region's copy reset by an answer again: durable before it leaves
     for (auto &item : m.shards) {
-        if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size())
-            continue;
+        if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size() ||
+            (m_role == Role::Hub && !m_hubShards.count(item.shard)))
+            continue; // a hub merges only its own shards: another's would fork
         auto &s = m_shards[std::size_t(item.shard)];
         if (answerResent(region, s, item, again, resynced))
             continue;
@@ -284,8 +321,10 @@ SimEvent SynapticCenter::mergeRecord(double now, int shard, const Report &r, std
 }
 
 void SynapticCenter::sizeRegionCopies(Shard &s) const {
-    if (s.regionCopy.size() < std::size_t(m_ctx.shape->regionCount())) {
-        s.regionCopy.resize(std::size_t(m_ctx.shape->regionCount()));
+    // A hub keeps one more: the center's copy, which its pulls are coded from.
+    const auto copies = std::size_t(m_ctx.shape->regionCount() + (m_role == Role::Hub ? 1 : 0));
+    if (s.regionCopy.size() < copies) {
+        s.regionCopy.resize(copies);
         s.regionChecksum.resize(s.regionCopy.size());
     }
 }
@@ -364,6 +403,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             m_outer.step(s.global, sum.div_(double(regions.size())), s.momentum);
             out.compute(m_ctx.computeSeconds((double(valid.size()) + kOuterFlopsPerParameter) * double(s.global.numel())));
             ++s.version;
+            s.mergedAt = now;
             s.checksums.emplace_front(s.version, tensorChecksum(s.global));
             if (s.checksums.size() > kChecksumHistory)
                 s.checksums.pop_back();
@@ -398,7 +438,10 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
     persist(out); // before any answer names the new versions
     for (auto &[node, reply] : replies)
         out.send(std::move(reply));
-    out.report(check);
+    // A hub's checks stay its own (consistencyMismatches): a center sync is
+    // the center taking a pull (takePulled), which serving's release counts.
+    if (m_role == Role::Center)
+        out.report(check);
 }
 
 void SynapticCenter::seedCopyFromInitial(int id, Shard &s, std::size_t region, const ShardItem &report) {

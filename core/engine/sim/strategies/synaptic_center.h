@@ -19,9 +19,27 @@ namespace synaptic::engine {
 // the center issued, with the same checksum. Reports drift per shard and
 // region. Keeps every region's owners as announced (the plan at first) and
 // tells a joining edge its region's owners with its lease.
+//
+// Under knobs.hubMerges the merging moves to the shards' hubs (shard_hubs.h):
+// an edge hosts this class in the Hub role for the shards it is hub of
+// (its own context: no durable state yet, so its memory survives a kill in
+// the simulator, which a real process's would not; no leases: a region
+// counts in a merge while the center's last pull says it hears the region,
+// or while its deltas came within a lease's length), and the Center role
+// keeps leases and owners and pulls every hub's merged copies every
+// knobs.hubPullSeconds instead of merging: a CatchUpRequest naming the
+// version and checksum it holds of each shard (and, in `owners`, the
+// regions it hears), answered with a CenterValues of what changed (a coded
+// delta from that copy, or the whole copy; the exact whole copy once a
+// shard has settled, so the model the center serves ends exact under a
+// lossy codec too), whose checksum the center checks before taking it. A
+// hub's own consistency checks (regions' deltas not based on what it
+// issued) stay in its consistencyMismatches(); the center's checks of the
+// copies it pulled are its consistency events, one per pull round.
 class SynapticCenter : public SimNode {
 public:
-    explicit SynapticCenter(const NodeContext &ctx);
+    enum class Role { Center, Hub };
+    explicit SynapticCenter(const NodeContext &ctx, Role role = Role::Center);
 
     void start(double now, Outbox &out) override;
     void onMessage(double now, Message &&m, Outbox &out) override;
@@ -36,9 +54,13 @@ public:
     int shardsWithReports() const; // shards whose region reports wait for a merge (idle() waits for 0)
     bool finished() const override { return idle(); }
     std::uint64_t consistencyMismatches() const { return m_mismatches; }
+    Role role() const { return m_role; }
+    // The checksum of the copy of `shard` this node holds (the hub's exact
+    // one; the center's, which a lossy pull leaves coded until it settles).
+    std::uint64_t checksum(int shard) const { return m_shards[std::size_t(shard)].checksums.front().second; }
 
 private:
-    enum Timer { kMergeDeadline = 1 };
+    enum Timer { kMergeDeadline = 1, kPull = 2 };
     static constexpr std::size_t kChecksumHistory = 16;
     // Merged deltas remembered per region and shard (a resend that overtook
     // a later delta is still recognised).
@@ -67,7 +89,8 @@ private:
         std::deque<std::pair<std::uint64_t, std::uint64_t>> checksums; // (version, checksum), recent first
         std::vector<Report> reports;
         // Lossy center codec (issue 14): per region, the global copy its
-        // owner holds, which the next answer is a coded delta from.
+        // owner holds, which the next answer is a coded delta from (a hub:
+        // one more, slot regionCount(), the copy the center pulled).
         std::vector<DeltaPublisher> regionCopy;
         std::vector<std::uint64_t> regionChecksum;
         std::vector<std::deque<MergedDelta>> merged; // per region, recent first
@@ -77,6 +100,7 @@ private:
         std::vector<ShardItem> lastAnswer;
         bool deadlineArmed = false;
         std::uint64_t deadlineGeneration = 0;
+        double mergedAt = -1; // a hub: when it last merged (memory only)
     };
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
@@ -84,7 +108,8 @@ private:
     // A region's first report based on the initial values (version 0): its
     // copy starts there, so the first answer is coded too.
     void seedCopyFromInitial(int id, Shard &s, std::size_t region, const ShardItem &report);
-    // One region copy (and its checksum) per region, for coded answers.
+    // One region copy (and its checksum) per region, for coded answers (and
+    // a hub's for the center).
     void sizeRegionCopies(Shard &s) const;
     // The whole global copy of shard `id` for `region`, which the region's
     // later coded deltas then start from.
@@ -105,10 +130,23 @@ private:
     std::string encodeState() const;        // synaptic_center_state.cpp
     void decodeState(const std::string &bytes, const std::string &source);
     double m_writtenAt = 0;  // the newest state's time: leases valid then may have been renewed since
-    // Regions with at least one edge whose lease is valid at `now`.
+    // Regions with at least one edge whose lease is valid at `now` (the
+    // hub role, which sees no leases: whose delta came within a lease's
+    // length).
     std::set<int> heardRegions(double now) const;
+    // The batch-norm statistics evaluation uses (evaluationModel).
+    at::Tensor evaluationBuffers() const;
+    // Hub merges (synaptic_center_pulls.cpp): the center asks every hub
+    // for its shards; a hub answers what changed since the copy the center
+    // holds (the center's copy is one more "region" of the hub's coded
+    // answers, slot regionCount()); the center checks and takes it.
+    bool pullsFromHubs() const { return m_role == Role::Center && m_ctx.config->knobs.hubMerges; }
+    void sendPulls(double now, Outbox &out);
+    void answerPull(double now, const Message &pull, Outbox &out);
+    void takePulled(double now, Message &&answer, Outbox &out);
 
     const NodeContext &m_ctx;
+    const Role m_role;
     std::vector<std::vector<int>> m_owners;      // [region][shard] -> owner edge, as announced
     std::map<int, at::Tensor> m_buffers;         // latest batch-norm statistics per owner node
     std::map<int, double> m_lastDeltaAt;         // per region: when its last delta arrived
@@ -118,6 +156,12 @@ private:
     std::vector<Shard> m_shards;
     std::uint64_t m_round = 0;
     std::uint64_t m_mismatches = 0;
+    // The center's checks of hub copies since its last pull round, reported
+    // as one consistency check (one center sync) when the next round leaves.
+    ConsistencyEvent m_pullCheck;
+    std::set<int> m_pullAwaiting;  // the center: hubs asked in this round that have not answered
+    std::set<int> m_centerHeard;   // a hub: the regions the center's newest pull said it hears
+    std::set<int> m_hubShards;     // a hub: the shards it merges (others' deltas are not its to merge)
     bool m_written = false;  // wrote durable state at least once
     bool m_crashed = false;  // killed with a store: memory is gone until revive
 };

@@ -46,7 +46,7 @@ SynapticEdge::SynapticEdge(const NodeContext &ctx)
     : SimNode(ctx.node), m_ctx(ctx), m_edge(ctx.edge()), m_region(ctx.region()), m_owners(ctx.owners),
       m_replica(ctx.newReplica()), m_cache(shardSizes(ctx.model->plan)),
       m_holdsValues(ctx.model->plan.shards.size(), true), m_owner(ctx, &m_replica->model(), [this] { return m_stepsPushed; }),
-      m_localUpdates(ctx.config->localUpdatesAt(ctx.edge())) {}
+      m_hub(makeHub(ctx, m_hubContext)), m_localUpdates(ctx.config->localUpdatesAt(ctx.edge())) {}
 
 double SynapticEdge::stepSeconds() const {
     return m_ctx.realTime ? m_replica->meanStepWallSeconds() : m_ctx.trainStepSeconds();
@@ -128,6 +128,8 @@ void SynapticEdge::start(double now, Outbox &out) {
     m_left = false;
     sendHeartbeat(now, true, out);
     out.timer(now + m_ctx.config->knobs.heartbeatSeconds, kHeartbeat);
+    if (m_hub)
+        runHub([now](SynapticCenter &hub, Outbox &o) { hub.start(now, o); }, out);
 }
 
 void SynapticEdge::onKilled(double now, Outbox &out) {
@@ -142,6 +144,8 @@ void SynapticEdge::onKilled(double now, Outbox &out) {
     m_lastTimedWindow.clear();
     m_unanswered.clear();
     m_owner.onKilled(out);
+    if (m_hub)
+        runHub([now](SynapticCenter &hub, Outbox &o) { hub.onKilled(now, o); }, out);
     if (!keepsWindowsAheadByFault())
         dropOpenWindow(); // unsent window gradients die with the process
     m_local.reset(); // and so does the edge's own optimizer (local updates), as in a live process
@@ -165,6 +169,10 @@ void SynapticEdge::setMode(double now, EdgeLeaseState::Mode before, Outbox &out)
 
 void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
     const bool leaseValid = m_lease.lease().validAt(leaseClock(now));
+    if (forHub(m)) {
+        runHub([now, &m](SynapticCenter &hub, Outbox &o) { hub.onMessage(now, std::move(m), o); }, out);
+        return;
+    }
     switch (m.kind) {
     case MessageKind::LeaseGrant: onLease(now, m, out); break;
     case MessageKind::Gradients:
@@ -217,6 +225,12 @@ void SynapticEdge::onMessage(double now, Message &&m, Outbox &out) {
 }
 
 void SynapticEdge::onTimer(double now, int kind, std::uint64_t arg, Outbox &out) {
+    if (kind >= kHubTimerBase) {
+        if (m_hub)
+            runHub([now, kind, arg](SynapticCenter &hub, Outbox &o) { hub.onTimer(now, kind - kHubTimerBase, arg, o); },
+                   out);
+        return;
+    }
     switch (kind) {
     case kStepDone: finishStep(now, out); break;
     case kHeartbeat:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "local_updates.h"
+#include "synaptic_center.h"
 #include "synaptic_owner.h"
 
 #include "core/engine/codec/error_feedback.h"
@@ -28,7 +29,9 @@ namespace synaptic::engine {
 // it catches up with every owner before training again. Also hosts the
 // owner role for the shards the plan gives it. Knows its region's owners
 // from its context at start, from the center's answer to its join, and
-// from the announcements of new owners after a move.
+// from the announcements of new owners after a move. Under knobs.hubMerges
+// it also hosts the hub of the shards the plan makes it hub of
+// (shard_hubs.h): their regions' deltas and the center's pulls go there.
 class SynapticEdge : public SimNode {
 public:
     explicit SynapticEdge(const NodeContext &ctx);
@@ -46,10 +49,13 @@ public:
     FlatModel *servingModel() override { return &m_replica->model(); }
     // Done training, and the owner role has merged and synced everything.
     bool finished() const override {
-        return m_done && m_owner.idle() && (m_owner.ownedShards().empty() || m_owner.finishing());
+        return m_done && m_owner.idle() && (m_owner.ownedShards().empty() || m_owner.finishing()) &&
+               (!m_hub || m_hub->idle());
     }
     Replica &replica() { return *m_replica; }
     SynapticOwner &owner() { return m_owner; }
+    // The hub this edge hosts (knobs.hubMerges), or null.
+    const SynapticCenter *hub() const { return m_hub.get(); }
     EdgeLeaseState::Mode mode() const { return m_lease.mode(); }
     std::uint64_t gradientsSent() const { return m_gradientMessagesSent; }
     std::uint64_t stepsPushed() const { return m_stepsPushed; }
@@ -122,6 +128,12 @@ private:
     // Forgets them and reloads the owner's state file (revive, or a live
     // process started over its file).
     void restartFromState(double now, bool fromOldState, Outbox &out);
+    // The hub's inputs (synaptic_edge_hub.cpp): its timers are this node's
+    // from kHubTimerBase on; what it sends and reports leaves with the edge's.
+    static constexpr int kHubTimerBase = 100;
+    static std::unique_ptr<SynapticCenter> makeHub(const NodeContext &ctx, NodeContext &hubContext);
+    bool forHub(const Message &m) const;
+    void runHub(const std::function<void(SynapticCenter &, Outbox &)> &input, Outbox &out);
 
     const NodeContext &m_ctx;
     int m_edge;
@@ -134,6 +146,10 @@ private:
     double m_heartbeatSentAt = 0; // the last heartbeat, by this edge's clock
     bool m_renewingEarly = false;  // the last heartbeat renewed a short lease early
     SynapticOwner m_owner;
+    // The hub role's context: the edge's, without the state store (a hub's
+    // merges are memory only; it writes no state, and a kill keeps it).
+    NodeContext m_hubContext;
+    std::unique_ptr<SynapticCenter> m_hub;
     std::vector<Message> m_pendingValues;   // applied at the next step boundary
     std::set<int> m_awaitingCatchUp;        // owner nodes that still have to answer
     // Per shard: whether the replica holds values an owner sent, or the

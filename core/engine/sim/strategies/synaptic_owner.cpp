@@ -1,5 +1,7 @@
 #include "synaptic_owner.h"
 
+#include "shard_hubs.h"
+
 #include "core/engine/durable/state_codec.h"
 #include "core/engine/durable/state_store.h"
 #include "core/engine/synapse/flat_model.h"
@@ -482,17 +484,28 @@ ShardItem SynapticOwner::centerDeltaItem(int shard, const Store &s) {
 }
 
 void SynapticOwner::sendCenterDelta(std::vector<ShardItem> items, Outbox &out) const {
-    Message d;
-    d.kind = MessageKind::CenterDelta;
-    d.to = kCenterNode;
-    d.round = m_round;
-    d.shards = std::move(items);
-    // The center evaluates the global model with the batch-norm statistics
-    // the regions' edges report here (no gradient carries them), at the
-    // center class's width (statisticsCodec).
-    if (m_hostModel)
-        setBatchNormStats(d, m_hostModel->buffers(), m_ctx.config->codecs.center);
-    out.send(std::move(d));
+    // Each shard's delta goes where the regions' copies of it merge: the
+    // center, or the shard's hub (knobs.hubMerges).
+    std::map<int, std::vector<ShardItem>> byNode;
+    for (auto &item : items)
+        byNode[mergeNodeOfShard(m_ctx, item.shard)].push_back(std::move(item));
+    bool withStatistics = m_hostModel != nullptr;
+    for (auto &[node, shards] : byNode) {
+        Message d;
+        d.kind = MessageKind::CenterDelta;
+        d.to = node;
+        d.round = m_round;
+        d.shards = std::move(shards);
+        // The center evaluates the global model with the batch-norm
+        // statistics the regions' edges report here (no gradient carries
+        // them), at the center class's width (statisticsCodec). Once per
+        // sync: to hubs, with the first delta (the hubs that get them pass
+        // their mean on with their answers to the center's pulls).
+        if (withStatistics)
+            setBatchNormStats(d, m_hostModel->buffers(), m_ctx.config->codecs.center);
+        withStatistics = false;
+        out.send(std::move(d));
+    }
 }
 
 void SynapticOwner::maybeSync(double now, bool force, Outbox &out) {

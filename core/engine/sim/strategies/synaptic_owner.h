@@ -19,9 +19,10 @@ namespace synaptic::engine {
 // with per-shard state at a rate scaled by the windows the merge holds,
 // bumps the version and sends the new values to the region's edges still
 // training; once its region has merged N windows per edge it sends the
-// shard's delta to the center and
-// folds the center's new global copy back in (sent to every edge, finished
-// ones included). Moves a shard to another owner on
+// shard's delta to the center (under knobs.hubMerges: to the shard's hub,
+// shard_hubs.h) and
+// folds the new global copy it answers with back in (sent to every edge,
+// finished ones included). Moves a shard to another owner on
 // command (fence, hand off values and optimizer state, forward late
 // gradients; the new owner announces itself to its region and the center).
 // Lives inside the edge node; engine thread only.

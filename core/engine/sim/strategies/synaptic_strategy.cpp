@@ -1,6 +1,7 @@
 // The synaptic strategy (DESIGN.md §1): sharded owners per region, windowed
 // gradient aggregation, rare center syncs with an outer optimizer, leases.
 #include "synaptic_center.h"
+#include "shard_hubs.h"
 #include "synaptic_edge.h"
 
 #include "common.h"
@@ -19,7 +20,9 @@ public:
         m_center = center.get();
         nodes.push_back(std::move(center));
         for (int e = 0; e < world.edgeCount(); ++e) {
-            auto edge = std::make_unique<SynapticEdge>(world.context(SimWorld::nodeOfEdge(e)));
+            const auto &ctx = world.context(SimWorld::nodeOfEdge(e));
+            m_hubShards[ctx.node] = shardsOfHub(ctx, ctx.node);
+            auto edge = std::make_unique<SynapticEdge>(ctx);
             m_edges.push_back(edge.get());
             m_replicas.push_back(&edge->replica());
             nodes.push_back(std::move(edge));
@@ -58,10 +61,25 @@ public:
         for (auto *e : m_edges) {
             if (!m_world->alive[std::size_t(e->id())])
                 continue; // a dead edge trains no more; what it owned waits for its revival
-            if (!e->done() || !e->owner().idle() || (!e->owner().ownedShards().empty() && !e->owner().finishing()))
+            if (!e->done() || !e->owner().idle() || (!e->owner().ownedShards().empty() && !e->owner().finishing()) ||
+                (e->hub() && !e->hub()->idle()))
                 return false;
         }
-        return m_center->idle();
+        return m_center->idle() && hubShardsBehind() == 0;
+    }
+
+    // Under hub merges: shards of live hubs whose newest merge the center
+    // does not hold exactly yet: the model it serves at the end is the
+    // hubs' last. A dead hub's shards are skipped, as a dead owner's are
+    // (its last merges reach the center after its revival).
+    int hubShardsBehind() const {
+        int behind = 0;
+        for (auto *e : m_edges)
+            if (const auto *hub = e->hub(); hub && m_world->alive[std::size_t(e->id())])
+                for (int shard : m_hubShards.at(e->id()))
+                    behind += hub->version(shard) != m_center->version(shard) ||
+                              hub->checksum(shard) != m_center->checksum(shard);
+        return behind;
     }
 
     std::string unfinishedParts() const override {
@@ -73,9 +91,12 @@ public:
             const std::string name = m_world->edgeName(ClusterShape::edgeOfNode(e->id()));
             if (!m_world->alive[std::size_t(e->id())]) {
                 // finished() skips a dead edge, but what it owns (its
-                // shards' merges and center syncs) waits for its revival.
+                // shards' merges and center syncs) waits for its revival,
+                // and so do the regions' merges of the shards it is hub of.
                 if (const auto owned = e->owner().ownedShards(); !owned.empty())
                     add(name + ": down, owning " + std::to_string(owned.size()) + " shard(s)");
+                if (e->hub())
+                    add(name + ": down, hub of " + std::to_string(m_hubShards.at(e->id()).size()) + " shard(s)");
                 continue;
             }
             if (!e->done())
@@ -91,6 +112,12 @@ public:
         }
         if (const int waiting = m_center->shardsWithReports(); waiting > 0)
             add("center: " + std::to_string(waiting) + " shard(s) with region reports not merged");
+        for (auto *e : m_edges)
+            if (const auto *hub = e->hub(); hub && hub->shardsWithReports() > 0)
+                add(m_world->edgeName(ClusterShape::edgeOfNode(e->id())) + "'s hub: " +
+                    std::to_string(hub->shardsWithReports()) + " shard(s) with region reports not merged");
+        if (const int behind = hubShardsBehind(); behind > 0)
+            add("center: " + std::to_string(behind) + " shard(s) not pulled from their hubs yet");
         return out;
     }
 
@@ -122,6 +149,7 @@ private:
     SynapticCenter *m_center = nullptr;
     std::vector<SynapticEdge *> m_edges;
     std::vector<Replica *> m_replicas;
+    std::map<int, std::vector<int>> m_hubShards; // hub node -> its shards (hub merges)
 };
 
 } // namespace
