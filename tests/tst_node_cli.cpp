@@ -28,6 +28,15 @@ Result runNode(const QStringList &args) {
 
 class TestNodeCli : public QObject {
     Q_OBJECT
+    // A live center's token file, for the tests that only start one.
+    static QString writeToken(const QTemporaryDir &dir) {
+        QFile token(dir.filePath("token"));
+        if (!token.open(QIODevice::WriteOnly))
+            return {};
+        token.write("test-token-0123456789\n");
+        return token.fileName();
+    }
+
 private Q_SLOTS:
     void initTestCase() { QVERIFY2(!qEnvironmentVariable("SYNAPTIC_NODE").isEmpty(), "run through ctest"); }
 
@@ -252,12 +261,9 @@ private Q_SLOTS:
     // by name before anything listens.
     void liveCenterRefusesLangId() {
         QTemporaryDir dir;
-        QFile token(dir.filePath("token"));
-        QVERIFY(token.open(QIODevice::WriteOnly));
-        token.write("test-token-0123456789\n");
-        token.close();
+        const QString token = writeToken(dir);
         const Result r = runNode({"center", "--config", qEnvironmentVariable("SYNAPTIC_TEST_DATA") +
-                                  "/tiny_langid_cluster.json", "--insecure", "--token-file", token.fileName(),
+                                  "/tiny_langid_cluster.json", "--insecure", "--token-file", token,
                                   "--listen", "127.0.0.1:0"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("task: \"langid\" runs only in the simulator"), qPrintable(r.err));
@@ -267,10 +273,7 @@ private Q_SLOTS:
     // name before anything listens.
     void liveCenterRefusesHubMerges() {
         QTemporaryDir dir;
-        QFile token(dir.filePath("token"));
-        QVERIFY(token.open(QIODevice::WriteOnly));
-        token.write("test-token-0123456789\n");
-        token.close();
+        const QString token = writeToken(dir);
         QFile tiny(qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json");
         QVERIFY(tiny.open(QIODevice::ReadOnly));
         QJsonObject config = QJsonDocument::fromJson(tiny.readAll()).object();
@@ -281,7 +284,7 @@ private Q_SLOTS:
         QVERIFY(hubs.open(QIODevice::WriteOnly));
         hubs.write(QJsonDocument(config).toJson());
         hubs.close();
-        const Result r = runNode({"center", "--config", hubs.fileName(), "--insecure", "--token-file", token.fileName(),
+        const Result r = runNode({"center", "--config", hubs.fileName(), "--insecure", "--token-file", token,
                                   "--listen", "127.0.0.1:0"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("knobs.hub_merges: runs only in the simulator"), qPrintable(r.err));
