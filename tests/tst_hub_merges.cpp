@@ -322,6 +322,47 @@ private Q_SLOTS:
         QVERIFY(at::equal(shard0(*p.center, p.size), shard0(*p.hub, p.size)));
     }
 
+    // The edge that is shard 0's hub takes a region's delta into its hub,
+    // arms the hub's merge deadline as a timer of its own, and merges when
+    // it fires; the center's pull reaches the hub too, not the owner role.
+    void anEdgeHostsItsHub() {
+        auto p = pair(m_config);
+        SynapticEdge edge(p.world->context(p.hubNode));
+        QVERIFY(edge.hub());
+        QVERIFY(edge.hub()->role() == SynapticCenter::Role::Hub);
+        Outbox out;
+        edge.start(0.0, out);
+        const int otherRegion = 1 - p.world->regionOfEdge(ClusterShape::edgeOfNode(p.hubNode));
+        Message m;
+        m.kind = MessageKind::CenterDelta;
+        m.from = SimWorld::nodeOfEdge(p.world->plan().owner[std::size_t(otherRegion)][0]);
+        m.to = p.hubNode;
+        ShardItem item;
+        item.shard = 0;
+        item.checksum = tensorChecksum(p.world->context(0).model->initialValues.slice(0, 0, p.size));
+        item.sequence = 1;
+        item.data = at::full({p.size}, 0.02f);
+        m.shards.push_back(std::move(item));
+        out = Outbox{};
+        edge.onMessage(1.0, std::move(m), out);
+        QCOMPARE(out.timers.size(), std::size_t(1)); // the hub's deadline: the other region has not reported
+        const auto deadline = out.timers.front();
+        QVERIFY(deadline.kind > 100); // not one of the edge's or its owner's kinds
+        out = Outbox{};
+        edge.onTimer(deadline.at, deadline.kind, deadline.arg, out);
+        QCOMPARE(edge.hub()->version(0), std::uint64_t(1));
+        QVERIFY(std::any_of(out.messages.begin(), out.messages.end(), [&](const Message &a) {
+            return a.kind == MessageKind::CenterValues && a.to == SimWorld::nodeOfEdge(p.world->plan().owner[std::size_t(otherRegion)][0]);
+        }));
+        Message pull = pullOfShard0(p, 2.0);
+        out = Outbox{};
+        edge.onMessage(2.0, std::move(pull), out);
+        QCOMPARE(out.messages.size(), std::size_t(1));
+        QCOMPARE(out.messages.front().kind, MessageKind::CenterValues); // the hub's answer, not catch-up values
+        QCOMPARE(out.messages.front().to, kCenterNode);
+        QCOMPARE(out.messages.front().shards.front().version, std::uint64_t(1));
+    }
+
     // How far the hub moves shard 0 when only eu sends a delta of 0.01 at
     // `loneAt`, both regions having merged at 1 s. Leases last 10 s.
     // `centerHears`: the center's pull just before says it hears both.
