@@ -62,12 +62,11 @@ class TestHubMerges : public QObject {
         return p;
     }
 
-    // Region `region`'s owner of shard 0 sends the hub a delta of `value`
-    // everywhere, based on the hub's current copy.
-    // Under a lossy center codec a region holds the coded copy the hub's
-    // answer gave it: `base` names that answer.
-    static void delta(Pair &p, int region, float value, std::uint64_t sequence, double at, Outbox &out,
-                      const ShardItem *base = nullptr) {
+    // Region `region`'s owner of shard 0's delta of `value` everywhere,
+    // based on the hub's current copy. Under a lossy center codec a region
+    // holds the coded copy the hub's answer gave it: `base` names that answer.
+    static Message deltaMessage(const Pair &p, int region, float value, std::uint64_t sequence,
+                                const ShardItem *base = nullptr) {
         Message m;
         m.kind = MessageKind::CenterDelta;
         m.from = SimWorld::nodeOfEdge(p.world->plan().owner[std::size_t(region)][0]);
@@ -79,7 +78,13 @@ class TestHubMerges : public QObject {
         item.sequence = sequence;
         item.data = at::full({p.size}, value);
         m.shards.push_back(std::move(item));
-        p.hub->onMessage(at, std::move(m), out);
+        return m;
+    }
+
+    // That delta, sent to the hub.
+    static void delta(Pair &p, int region, float value, std::uint64_t sequence, double at, Outbox &out,
+                      const ShardItem *base = nullptr) {
+        p.hub->onMessage(at, deltaMessage(p, region, value, sequence, base), out);
     }
 
     // The center's pull timer fires: its request to shard 0's hub.
@@ -333,18 +338,8 @@ private Q_SLOTS:
         Outbox out;
         edge.start(0.0, out);
         const int otherRegion = 1 - p.world->regionOfEdge(ClusterShape::edgeOfNode(p.hubNode));
-        Message m;
-        m.kind = MessageKind::CenterDelta;
-        m.from = SimWorld::nodeOfEdge(p.world->plan().owner[std::size_t(otherRegion)][0]);
-        m.to = p.hubNode;
-        ShardItem item;
-        item.shard = 0;
-        item.checksum = tensorChecksum(p.world->context(0).model->initialValues.slice(0, 0, p.size));
-        item.sequence = 1;
-        item.data = at::full({p.size}, 0.02f);
-        m.shards.push_back(std::move(item));
         out = Outbox{};
-        edge.onMessage(1.0, std::move(m), out);
+        edge.onMessage(1.0, deltaMessage(p, otherRegion, 0.02f, 1), out); // based on the initial values
         QCOMPARE(out.timers.size(), std::size_t(1)); // the hub's deadline: the other region has not reported
         const auto deadline = out.timers.front();
         QVERIFY(deadline.kind > 100); // not one of the edge's or its owner's kinds

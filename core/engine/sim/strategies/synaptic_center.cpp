@@ -84,9 +84,7 @@ void SynapticCenter::revive(double now, bool fromOldState, Outbox &out) {
             // (the values are unchanged, so regions based on either match).
             for (auto &s : m_shards) {
                 ++s.version;
-                s.checksums.emplace_front(s.version, s.checksums.front().second);
-                while (s.checksums.size() > kChecksumHistory)
-                    s.checksums.pop_back();
+                s.remember(s.version, s.checksums.front().second);
             }
         }
         m_lastSeen = now;
@@ -404,9 +402,7 @@ void SynapticCenter::mergeShards(double now, const std::vector<int> &shards, Out
             out.compute(m_ctx.computeSeconds((double(valid.size()) + kOuterFlopsPerParameter) * double(s.global.numel())));
             ++s.version;
             s.mergedAt = now;
-            s.checksums.emplace_front(s.version, tensorChecksum(s.global));
-            if (s.checksums.size() > kChecksumHistory)
-                s.checksums.pop_back();
+            s.remember(s.version, tensorChecksum(s.global));
             RouteReport r{RouteReport::Kind::CenterVersion, id, -1, -1, s.version, 0};
             r.checksum = s.checksums.front().second;
             out.report(r);

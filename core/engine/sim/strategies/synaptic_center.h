@@ -55,6 +55,8 @@ public:
     bool finished() const override { return idle(); }
     std::uint64_t consistencyMismatches() const { return m_mismatches; }
     Role role() const { return m_role; }
+    // A hub: the shards it merges (others' deltas are not its to merge).
+    const std::set<int> &hubShards() const { return m_hubShards; }
     // The checksum of the copy of `shard` this node holds (the hub's exact
     // one; the center's, which a lossy pull leaves coded until it settles).
     std::uint64_t checksum(int shard) const { return m_shards[std::size_t(shard)].checksums.front().second; }
@@ -101,6 +103,12 @@ private:
         bool deadlineArmed = false;
         std::uint64_t deadlineGeneration = 0;
         double mergedAt = -1; // a hub: when it last merged (memory only)
+        // A new version and its checksum; the oldest past kChecksumHistory is forgotten.
+        void remember(std::uint64_t v, std::uint64_t checksum) {
+            checksums.emplace_front(v, checksum);
+            while (checksums.size() > kChecksumHistory)
+                checksums.pop_back();
+        }
     };
 
     void mergeShards(double now, const std::vector<int> &shards, Outbox &out);
@@ -144,6 +152,8 @@ private:
     void sendPulls(double now, Outbox &out);
     void answerPull(double now, const Message &pull, Outbox &out);
     void takePulled(double now, Message &&answer, Outbox &out);
+    // The pull round's checks as one consistency event (one center sync).
+    void reportPullCheck(double now, Outbox &out);
 
     const NodeContext &m_ctx;
     const Role m_role;
@@ -156,12 +166,13 @@ private:
     std::vector<Shard> m_shards;
     std::uint64_t m_round = 0;
     std::uint64_t m_mismatches = 0;
-    // The center's checks of hub copies since its last pull round, reported
-    // as one consistency check (one center sync) when the next round leaves.
+    // The center's checks of hub copies in this pull round, reported as one
+    // consistency check (one center sync) once every hub asked has answered,
+    // or when the next round leaves (reportPullCheck).
     ConsistencyEvent m_pullCheck;
     std::set<int> m_pullAwaiting;  // the center: hubs asked in this round that have not answered
     std::set<int> m_centerHeard;   // a hub: the regions the center's newest pull said it hears
-    std::set<int> m_hubShards;     // a hub: the shards it merges (others' deltas are not its to merge)
+    std::set<int> m_hubShards;     // a hub: hubShards()
     bool m_written = false;  // wrote durable state at least once
     bool m_crashed = false;  // killed with a store: memory is gone until revive
 };

@@ -11,13 +11,17 @@
 
 namespace synaptic::engine {
 
+void SynapticCenter::reportPullCheck(double now, Outbox &out) {
+    if (m_pullCheck.checked == 0)
+        return; // nothing taken or refused: no sync
+    m_pullCheck.time = now;
+    m_pullCheck.round = ++m_round;
+    out.report(m_pullCheck);
+    m_pullCheck = ConsistencyEvent{};
+}
+
 void SynapticCenter::sendPulls(double now, Outbox &out) {
-    if (m_pullCheck.checked > 0) { // some hub of the last round never answered
-        m_pullCheck.time = now;
-        m_pullCheck.round = ++m_round;
-        out.report(m_pullCheck);
-        m_pullCheck = ConsistencyEvent{};
-    }
+    reportPullCheck(now, out); // some hub of the last round never answered
     // One request per hub naming the copy the center holds of each of its
     // shards: the answer is coded from there. A lost request costs a
     // period; an answer rides the reliable channel, and one overtaken by a
@@ -115,21 +119,15 @@ void SynapticCenter::takePulled(double now, Message &&answer, Outbox &out) {
         }
         s.global = std::move(copy);
         s.version = item.version;
-        s.checksums.emplace_front(s.version, copyChecksum);
-        while (s.checksums.size() > kChecksumHistory)
-            s.checksums.pop_back();
+        s.remember(s.version, copyChecksum);
         took = true;
     }
     if (took)
         persist(out); // what it serves survives a restart (else it pulls whole copies again)
     // The round's checks are one center sync once every hub asked answered.
     m_pullAwaiting.erase(answer.from);
-    if (m_pullAwaiting.empty() && m_pullCheck.checked > 0) {
-        m_pullCheck.time = now;
-        m_pullCheck.round = ++m_round;
-        out.report(m_pullCheck);
-        m_pullCheck = ConsistencyEvent{};
-    }
+    if (m_pullAwaiting.empty())
+        reportPullCheck(now, out);
 }
 
 } // namespace synaptic::engine

@@ -1,7 +1,6 @@
 // The synaptic strategy (DESIGN.md §1): sharded owners per region, windowed
 // gradient aggregation, rare center syncs with an outer optimizer, leases.
 #include "synaptic_center.h"
-#include "shard_hubs.h"
 #include "synaptic_edge.h"
 
 #include "common.h"
@@ -20,9 +19,7 @@ public:
         m_center = center.get();
         nodes.push_back(std::move(center));
         for (int e = 0; e < world.edgeCount(); ++e) {
-            const auto &ctx = world.context(SimWorld::nodeOfEdge(e));
-            m_hubShards[ctx.node] = shardsOfHub(ctx, ctx.node);
-            auto edge = std::make_unique<SynapticEdge>(ctx);
+            auto edge = std::make_unique<SynapticEdge>(world.context(SimWorld::nodeOfEdge(e)));
             m_edges.push_back(edge.get());
             m_replicas.push_back(&edge->replica());
             nodes.push_back(std::move(edge));
@@ -76,7 +73,7 @@ public:
         int behind = 0;
         for (auto *e : m_edges)
             if (const auto *hub = e->hub(); hub && m_world->alive[std::size_t(e->id())])
-                for (int shard : m_hubShards.at(e->id()))
+                for (int shard : hub->hubShards())
                     behind += hub->version(shard) != m_center->version(shard) ||
                               hub->checksum(shard) != m_center->checksum(shard);
         return behind;
@@ -96,7 +93,7 @@ public:
                 if (const auto owned = e->owner().ownedShards(); !owned.empty())
                     add(name + ": down, owning " + std::to_string(owned.size()) + " shard(s)");
                 if (e->hub())
-                    add(name + ": down, hub of " + std::to_string(m_hubShards.at(e->id()).size()) + " shard(s)");
+                    add(name + ": down, hub of " + std::to_string(e->hub()->hubShards().size()) + " shard(s)");
                 continue;
             }
             if (!e->done())
@@ -149,7 +146,6 @@ private:
     SynapticCenter *m_center = nullptr;
     std::vector<SynapticEdge *> m_edges;
     std::vector<Replica *> m_replicas;
-    std::map<int, std::vector<int>> m_hubShards; // hub node -> its shards (hub merges)
 };
 
 } // namespace
