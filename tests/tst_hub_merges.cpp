@@ -5,8 +5,12 @@
 // a copy only when it has the checksum the hub gave, and only from that
 // shard's hub. A hub counts a region in its mean while that region's deltas
 // keep coming (it sees no leases). A whole run finishes only once the center
-// holds every hub's last merge.
+// holds every hub's last merge. A hub's state is durable: a killed hub
+// restarts from its own state file, as the center does.
 #include "core/data/fashion_mnist.h"
+#include "core/engine/audit/invariants.h"
+#include "core/engine/durable/state_codec.h"
+#include "core/engine/durable/state_store.h"
 #include "core/engine/codec/codec_spec.h"
 #include "core/engine/sim/cluster_config.h"
 #include "core/engine/sim/sim_world.h"
@@ -25,6 +29,8 @@
 #include <map>
 #include <variant>
 
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace synaptic;
@@ -383,6 +389,114 @@ private Q_SLOTS:
         if (p.hub->version(0) != 2)
             return -1;
         return (shard0(*p.hub, p.size) - before).mean().item<double>();
+    }
+
+    // A hub's state file holds only the shards it merges: another hub's
+    // file is refused whole, naming the file, before any of it is taken.
+    void aHubRefusesAnotherHubsState() {
+        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu");
+        const int hubA = hubNodeOfShard(world->context(0), 0);
+        int hubB = -1;
+        for (int shard = 1; shard < int(world->plan().shards.size()) && hubB < 0; ++shard)
+            if (hubNodeOfShard(world->context(0), shard) != hubA)
+                hubB = hubNodeOfShard(world->context(0), shard);
+        QVERIFY(hubB > 0);
+        MemoryStateStore store;
+        NodeContext a = world->context(hubA), b = world->context(hubB);
+        a.stateStore = b.stateStore = &store;
+        SynapticCenter first(a, SynapticCenter::Role::Hub);
+        Outbox out;
+        first.start(0.0, out);
+        QVERIFY(out.durableState); // its first state (the edge hosting it writes it as the hub part)
+        store.write(hubB, *out.durableState, StatePart::Hub);
+        SynapticCenter second(b, SynapticCenter::Role::Hub);
+        QVERIFY(second.crashed()); // a process started over a state file reloads it
+        try {
+            Outbox restored;
+            second.restoreAfterCrash(1.0, false, restored);
+            QFAIL("another hub's state was taken");
+        } catch (const StateFileError &e) {
+            const QString what = e.what();
+            QVERIFY2(what.contains(QString("node %1 hub").arg(hubB)) && what.contains("is not one this hub merges"),
+                     qPrintable(what));
+        }
+    }
+
+    // Durable hub state: the edge that is shard 0's hub is killed mid-run
+    // and revived from its files (state.bin for its owner role,
+    // hub-state.bin for its hub). Its merges go on past the versions it
+    // named before the kill, no delta is merged twice, and the run ends
+    // with the center holding every hub's copy. From the file before the
+    // newest (an old backup) it skips one version, as the center does;
+    // resuming at that file's versions (guard broken) names a version a
+    // second time with other values, and the audit says so.
+    void aKilledHubRestartsFromItsState_data() {
+        QTest::addColumn<bool>("oldState");
+        QTest::addColumn<bool>("breakJump");
+        QTest::newRow("newest state") << false << false;
+        QTest::newRow("old state file") << true << false;
+        QTest::newRow("old state file, no version skip: caught") << true << true;
+    }
+
+    void aKilledHubRestartsFromItsState() {
+        QFETCH(bool, oldState);
+        QFETCH(bool, breakJump);
+        auto world = makeWorld(m_config, m_train, m_trainSet.labels, "cpu"); // the same plan as the run's
+        const int hubNode = hubNodeOfShard(world->context(0), 0);
+        QTemporaryDir dir;
+        SimOptions o;
+        o.virtualSeconds = 4.0;
+        o.stateDir = dir.path().toStdString();
+        o.finalFullEvaluation = false;
+        const double killAt = 1.03, reviveAt = 1.6;
+        SimCommand kill{SimCommand::Kind::KillNode, killAt};
+        kill.node = SimWorld::edgeOfNode(hubNode);
+        SimCommand revive{SimCommand::Kind::ReviveNode, reviveAt};
+        revive.node = kill.node;
+        revive.value = oldState ? 1 : 0;
+        o.commands = {kill, revive};
+        if (breakJump)
+            o.faults[hubNode].breakRestoreVersionJump = true;
+        std::vector<AuditEvent> history;
+        o.observer = [&history](const SimEvent &e) {
+            if (const auto *a = std::get_if<AuditEvent>(&e))
+                history.push_back(*a);
+        };
+        Simulation sim(m_config, m_train, m_trainSet.labels, m_test, o);
+        const auto r = sim.run();
+        const auto violations = checkInvariants(history);
+        QString listed;
+        for (const auto &v : violations)
+            listed += QString::fromStdString(describeViolation(v)) + "\n";
+        if (breakJump) {
+            QVERIFY2(std::any_of(violations.begin(), violations.end(),
+                                 [&](const Violation &v) {
+                                     return v.node == hubNode && v.invariant == "no_split_brain" &&
+                                            v.detail.find("at the center") != std::string::npos;
+                                 }),
+                     qPrintable("the hub named a version twice unnoticed:\n" + listed));
+            return;
+        }
+        QVERIFY2(violations.empty(), qPrintable(listed));
+        QVERIFY(QFileInfo::exists(dir.filePath(QString("node-%1/hub-state.bin").arg(hubNode))));
+        QVERIFY(QFileInfo::exists(dir.filePath(QString("node-%1/state.bin").arg(hubNode))));
+        // It restored a state its merges wrote (not only the first one),
+        // and merged on past every version it named before the kill.
+        std::uint64_t before = 0, after = 0;
+        double restoredFrom = -1;
+        for (const auto &e : history) {
+            if (e.node != hubNode)
+                continue;
+            if (e.kind == AuditEvent::Kind::Restore)
+                restoredFrom = e.writtenAt;
+            if (e.kind == AuditEvent::Kind::Version && !e.cache && e.region < 0)
+                (e.time < killAt ? before : after) = std::max(e.time < killAt ? before : after, e.version);
+        }
+        QVERIFY2(before > 1, "the hub merged too little before the kill: the test proves nothing");
+        QVERIFY2(after > before, qPrintable(QString("versions %1 before the kill, %2 after").arg(before).arg(after)));
+        if (!oldState)
+            QVERIFY2(restoredFrom > 0 && restoredFrom < killAt, qPrintable(QString::number(restoredFrom)));
+        QVERIFY2(r.stoppedEarly.empty(), r.stoppedEarly.c_str());
     }
 
     void aHubCountsARegionWhileItsDeltasKeepComing() {

@@ -120,6 +120,28 @@ private Q_SLOTS:
         QCOMPARE(node.entryList(QDir::Files, QDir::Name), (QStringList{"state.bin", "state.bin.prev"}));
     }
 
+    // A hub's state is a part of its edge's node of its own (its own file
+    // and generations): neither write replaces the other.
+    void aNodesHubPartIsAStateOfItsOwn() {
+        MemoryStateStore memory;
+        QTemporaryDir dir;
+        FileStateStore files(dir.path().toStdString());
+        for (StateStore *s : {static_cast<StateStore *>(&memory), static_cast<StateStore *>(&files)}) {
+            s->write(3, "owner 1");
+            s->write(3, "hub 1", StatePart::Hub);
+            s->write(3, "hub 2", StatePart::Hub);
+            QCOMPARE(*s->read(3), std::string("owner 1"));
+            QVERIFY(!s->readPrevious(3));
+            QCOMPARE(*s->read(3, StatePart::Hub), std::string("hub 2"));
+            QCOMPARE(*s->readPrevious(3, StatePart::Hub), std::string("hub 1"));
+            QVERIFY(!s->read(4, StatePart::Hub));
+            QVERIFY(s->describe(3, StatePart::Hub) != s->describe(3));
+        }
+        QCOMPARE(QDir(dir.filePath("node-3")).entryList(QDir::Files, QDir::Name),
+                 (QStringList{"hub-state.bin", "hub-state.bin.prev", "state.bin"}));
+        QVERIFY(QString::fromStdString(files.describe(3, StatePart::Hub)).endsWith("node-3/hub-state.bin"));
+    }
+
     // Unreadable is not absent: a directory where the file should be is an
     // error naming it, never a silent fall back to an older generation.
     void aReadFailureIsAnErrorNamingTheFile() {

@@ -35,7 +35,10 @@ void checkVersions(const std::vector<AuditEvent> &history, std::vector<Violation
             return;
         if (version < it->second)
             out.push_back({"versions_monotonic", shard, e.node, e.time,
-                           std::string(e.cache ? "cached copy" : e.node == kCenterNodeId ? "center copy" : "owner copy") +
+                           std::string(e.cache                 ? "cached copy"
+                                       : e.region >= 0             ? "owner copy"
+                                       : e.node == kCenterNodeId ? "center copy"
+                                                                   : "hub copy") +
                                " went back from version " + std::to_string(it->second) + " to " +
                                std::to_string(version)});
         it->second = std::max(it->second, version);
@@ -185,14 +188,15 @@ void checkEpochs(const std::vector<AuditEvent> &history, std::vector<Violation> 
 // is its first time.
 void checkCenterMerges(const std::vector<AuditEvent> &history, std::vector<Violation> &out) {
     // Keyed by the merging node too: under hub merges each shard's hub
-    // merges it, and the center's restart undoes only the center's merges
-    // (a hub keeps its memory: an edge's restart undoes none of its merges).
+    // merges it, and a node's restart undoes only its own merges (an edge
+    // hosting a hub restored the hub's state written at its `writtenAt`;
+    // an edge hosting none merged nothing).
     using Delta = std::tuple<int, int, int, std::uint64_t, std::uint64_t, std::uint64_t>;
     std::map<Delta, double> mergedAt;
     for (const auto &e : history) {
-        if (e.kind == K::Restore && e.node == kCenterNodeId) {
+        if (e.kind == K::Restore) {
             std::erase_if(mergedAt, [&](const auto &m) {
-                return std::get<0>(m.first) == kCenterNodeId && m.second > e.writtenAt;
+                return std::get<0>(m.first) == e.node && m.second > e.writtenAt;
             });
             continue;
         }

@@ -32,9 +32,9 @@ namespace synaptic::engine {
 //     edge is answered, or died with the edge (a read-only edge serves);
 //   "lease_epochs_unique": no lease epoch is granted to two edges, and no
 //     edge is granted an epoch older than one it held;
-//   "center_merges_once": the center merges no region delta twice (a
-//     center restored from an older state forgot, with its model, the
-//     merges after that state was written).
+//   "center_merges_once": the center, or a shard's hub, merges no region
+//     delta twice (one restored from an older state forgot, with its
+//     model, the merges after that state was written).
 // How much of a run a history covers. Whole: every invariant is checked.
 // CutShort (a recording whose writer was killed): a contribution with no
 // outcome yet is indeterminate, as in Jepsen, not a violation. StartsMidRun

@@ -15,28 +15,30 @@ namespace synaptic::engine {
 
 namespace fs = std::filesystem;
 
-void MemoryStateStore::write(int node, const std::string &bytes) {
-    auto &[newest, previous] = m_state[node];
+void MemoryStateStore::write(int node, const std::string &bytes, StatePart part) {
+    auto &[newest, previous] = m_state[{node, part}];
     previous = std::move(newest);
     newest = bytes;
     ++m_writes;
 }
 
-std::optional<std::string> MemoryStateStore::read(int node) const {
-    const auto it = m_state.find(node);
+std::optional<std::string> MemoryStateStore::read(int node, StatePart part) const {
+    const auto it = m_state.find({node, part});
     if (it == m_state.end())
         return std::nullopt;
     return it->second.first;
 }
 
-std::optional<std::string> MemoryStateStore::readPrevious(int node) const {
-    const auto it = m_state.find(node);
+std::optional<std::string> MemoryStateStore::readPrevious(int node, StatePart part) const {
+    const auto it = m_state.find({node, part});
     if (it == m_state.end() || it->second.second.empty())
         return std::nullopt;
     return it->second.second;
 }
 
-std::string MemoryStateStore::describe(int node) const { return "node " + std::to_string(node) + " (in-memory store)"; }
+std::string MemoryStateStore::describe(int node, StatePart part) const {
+    return "node " + std::to_string(node) + (part == StatePart::Hub ? " hub" : "") + " (in-memory store)";
+}
 
 namespace {
 
@@ -81,14 +83,15 @@ std::optional<std::string> slurp(const std::string &path) {
 
 FileStateStore::FileStateStore(std::string dir) : m_dir(std::move(dir)) {}
 
-std::string FileStateStore::pathOf(int node) const {
-    return (fs::path(m_dir) / ("node-" + std::to_string(node)) / "state.bin").string();
+std::string FileStateStore::pathOf(int node, StatePart part) const {
+    return (fs::path(m_dir) / ("node-" + std::to_string(node)) / (part == StatePart::Hub ? "hub-state.bin" : "state.bin"))
+        .string();
 }
 
-std::string FileStateStore::describe(int node) const { return pathOf(node); }
+std::string FileStateStore::describe(int node, StatePart part) const { return pathOf(node, part); }
 
-void FileStateStore::write(int node, const std::string &bytes) {
-    const std::string path = pathOf(node);
+void FileStateStore::write(int node, const std::string &bytes, StatePart part) {
+    const std::string path = pathOf(node, part);
     const std::string dir = fs::path(path).parent_path().string();
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -129,8 +132,10 @@ void FileStateStore::write(int node, const std::string &bytes) {
     ++m_writes;
 }
 
-std::optional<std::string> FileStateStore::read(int node) const { return slurp(pathOf(node)); }
+std::optional<std::string> FileStateStore::read(int node, StatePart part) const { return slurp(pathOf(node, part)); }
 
-std::optional<std::string> FileStateStore::readPrevious(int node) const { return slurp(pathOf(node) + ".prev"); }
+std::optional<std::string> FileStateStore::readPrevious(int node, StatePart part) const {
+    return slurp(pathOf(node, part) + ".prev");
+}
 
 } // namespace synaptic::engine

@@ -93,9 +93,9 @@ struct StrategyKnobs {
     // center's pulls say it hears (leases) or whose deltas keep coming. The
     // center keeps leases and pulls each hub's merged copy every
     // hubPullSeconds (the model it serves and evaluates), checking each
-    // copy against the hub's checksum. Simulator only for now: live
-    // processes refuse it, and a hub's state is memory only (no durable
-    // state: in the simulator a kill keeps it, which a real process could not).
+    // copy against the hub's checksum. A hub writes its own durable state
+    // (StatePart::Hub) at every merge. Simulator only for now: live
+    // processes refuse it.
     bool hubMerges = false;
     double hubPullSeconds = 0.5;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps

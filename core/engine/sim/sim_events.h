@@ -126,7 +126,8 @@ struct AuditEvent {
                  // `ids[0]`, based on global `version`, data `checksum`
         Restore, // node `node` restarted from durable state it wrote at `writtenAt`:
                  // what it did after that (merges, grants) died with its memory
-                 // (an edge: what it cached died too; `writtenAt` is 0)
+                 // (an edge: what it cached died too; `writtenAt` is when the
+                 // hub it hosts wrote the state it restored, 0 if it hosts none)
     };
     double time = 0;
     Kind kind = Kind::Grant;

@@ -4,9 +4,10 @@
 #include "node_report.h"
 #include "sim_command.h"
 
+#include "core/engine/durable/state_part.h"
+
 #include <optional>
 #include <string>
-
 #include <vector>
 
 namespace synaptic::engine {
@@ -46,9 +47,13 @@ struct Outbox {
     // read theirs back through NodeContext::stateStore; only the driver
     // writes. A later persist() in the same handler replaces an earlier one.
     std::optional<std::string> durableState;
+    // The state of the hub the node hosts (StatePart::Hub), likewise.
+    std::optional<std::string> durableHubState;
 
     void send(Message m) { messages.push_back(std::move(m)); }
-    void persist(std::string bytes) { durableState = std::move(bytes); }
+    void persist(std::string bytes, StatePart part = StatePart::Node) {
+        (part == StatePart::Hub ? durableHubState : durableState) = std::move(bytes);
+    }
     void compute(double seconds) { computeSeconds += seconds; }
     void timer(double at, int kind, std::uint64_t arg = 0) { timers.push_back({at, kind, arg}); }
     void computeTimer(double seconds, int kind, std::uint64_t arg = 0) {

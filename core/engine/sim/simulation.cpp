@@ -101,6 +101,10 @@ struct Simulation::Impl {
             world.stateStore->write(node, *out.durableState);
             folder.fold(loop.now(), LedgerReport{LedgerReport::Kind::StateWritten, -1, 1, {}});
         }
+        if (out.durableHubState && world.stateStore) {
+            world.stateStore->write(node, *out.durableHubState, StatePart::Hub);
+            folder.fold(loop.now(), LedgerReport{LedgerReport::Kind::StateWritten, -1, 1, {}});
+        }
         auditOutbox(node, node == kCenterNode ? -1 : world.regionOfEdge(SimWorld::edgeOfNode(node)), loop.now(), out,
                     [this](AuditEvent e) { emit(std::move(e)); });
         for (const auto &r : out.reports)

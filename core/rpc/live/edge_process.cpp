@@ -228,7 +228,7 @@ struct EdgeProcess::Impl {
         NodeHost::Sinks sinks;
         sinks.send = [this](e::Message &&m) { transport->send(std::move(m)); };
         if (stateStore)
-            sinks.persist = [this](const std::string &bytes) { stateStore->write(node, bytes); };
+            sinks.persist = [this](const std::string &bytes, e::StatePart part) { stateStore->write(node, bytes, part); };
         sinks.report = [this](double now, std::vector<e::NodeReport> &&reports) {
             std::lock_guard lock(mutex);
             for (auto &r : reports) {

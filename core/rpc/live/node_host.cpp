@@ -53,8 +53,10 @@ std::size_t NodeHost::queued() const {
 }
 
 void NodeHost::dispatch(double now, engine::Outbox &out) {
-    if (out.durableState && m_sinks.persist)
-        m_sinks.persist(*out.durableState); // before anything the handler sends leaves
+    if (out.durableState && m_sinks.persist) // before anything the handler sends leaves
+        m_sinks.persist(*out.durableState, engine::StatePart::Node);
+    if (out.durableHubState && m_sinks.persist)
+        m_sinks.persist(*out.durableHubState, engine::StatePart::Hub);
     if (!out.reports.empty() && m_sinks.report)
         m_sinks.report(now, std::move(out.reports));
     for (const auto &t : out.timers)

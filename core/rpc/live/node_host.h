@@ -32,7 +32,7 @@ public:
         std::function<void(double now, std::vector<engine::NodeReport> &&)> report; // worker thread
         // The node's durable state, written before the handler's messages
         // leave (worker thread); empty: the node keeps none.
-        std::function<void(const std::string &bytes)> persist;
+        std::function<void(const std::string &bytes, engine::StatePart part)> persist;
     };
     using Task = std::function<void(engine::SimNode &node, double now, engine::Outbox &out)>;
 

@@ -45,6 +45,8 @@ SynapticCenter::SynapticCenter(const NodeContext &ctx, Role role)
     if (role == Role::Hub) {
         const auto mine = shardsOfHub(ctx, ctx.node);
         m_hubShards.insert(mine.begin(), mine.end());
+        // A process started over its old state: its host's start reloads it.
+        m_crashed = ctx.stateStore && ctx.stateStore->read(ctx.node, StatePart::Hub);
     }
 }
 
@@ -63,34 +65,44 @@ void SynapticCenter::start(double now, Outbox &out) {
 
 void SynapticCenter::revive(double now, bool fromOldState, Outbox &out) {
     if (m_crashed) {
-        m_crashed = false;
-        const std::string where = m_ctx.stateStore->describe(m_ctx.node);
-        const auto newest = m_ctx.stateStore->read(m_ctx.node);
-        if (!newest)
-            throw StateFileError(where + ": no durable state to restart from");
-        const auto older = fromOldState ? m_ctx.stateStore->readPrevious(m_ctx.node) : std::nullopt;
-        decodeState(older ? *older : *newest, older ? where + ".prev" : where);
+        restoreAfterCrash(now, fromOldState, out);
         AuditEvent restored; // for the audit: merges and grants after m_writtenAt died with the memory
         restored.time = now;
         restored.kind = AuditEvent::Kind::Restore;
         restored.node = m_ctx.node;
         restored.writtenAt = m_writtenAt;
         out.report(SimEvent{restored});
-        m_leases.resumeAfterRestart(m_writtenAt, now, std::uint64_t(m_ctx.shape->edgeCount()));
-        if (m_ctx.faults.breakEpochCounter) // test-only: epochs granted before the crash are granted again
-            m_leases.restore(std::vector<Lease>(m_leases.leases()), 1);
-        if (older) {
-            // The newer file may have named one more version: skip past it
-            // (the values are unchanged, so regions based on either match).
-            for (auto &s : m_shards) {
-                ++s.version;
-                s.remember(s.version, s.checksums.front().second);
-            }
-        }
-        m_lastSeen = now;
-        persist(out); // the skipped epochs (and versions) are durable before any is issued
     }
     start(now, out);
+}
+
+void SynapticCenter::restoreAfterCrash(double now, bool fromOldState, Outbox &out) {
+    m_crashed = false;
+    const StatePart part = m_role == Role::Hub ? StatePart::Hub : StatePart::Node;
+    const std::string where = m_ctx.stateStore->describe(m_ctx.node, part);
+    const auto newest = m_ctx.stateStore->read(m_ctx.node, part);
+    if (!newest)
+        throw StateFileError(where + ": no durable state to restart from");
+    const auto older = fromOldState ? m_ctx.stateStore->readPrevious(m_ctx.node, part) : std::nullopt;
+    decodeState(older ? *older : *newest, older ? where + ".prev" : where);
+    m_centerHeard.clear(); // a hub: the center's next pull says again whom it hears
+    m_leases.resumeAfterRestart(m_writtenAt, now, std::uint64_t(m_ctx.shape->edgeCount()));
+    if (m_ctx.faults.breakEpochCounter) // test-only: epochs granted before the crash are granted again
+        m_leases.restore(std::vector<Lease>(m_leases.leases()), 1);
+    // test-only (breakRestoreVersionJump): a hub resumes at the old file's versions
+    const bool jump = m_role == Role::Center || !m_ctx.faults.breakRestoreVersionJump;
+    if (older && jump) {
+        // The newer file may have named one more version: skip past it
+        // (the values are unchanged, so regions based on either match).
+        // Every version bump is written before an answer names it, so
+        // the file before the newest is at most one behind.
+        for (auto &s : m_shards) {
+            ++s.version;
+            s.remember(s.version, s.checksums.front().second);
+        }
+    }
+    m_lastSeen = now;
+    persist(out); // the skipped epochs (and versions) are durable before any is issued
 }
 
 void SynapticCenter::armDeadline(double now, int shard, Outbox &out) {
@@ -490,7 +502,7 @@ ShardItem SynapticCenter::answerItem(int id, Shard &s, const Report &r) {
 void SynapticCenter::persist(Outbox &out) {
     if (!m_ctx.stateStore)
         return;
-    out.persist(encodeState());
+    out.persist(encodeState()); // a hub's host writes it as its StatePart::Hub (SynapticEdge::runHub)
     m_written = true;
 }
 

@@ -22,8 +22,9 @@ namespace synaptic::engine {
 //
 // Under knobs.hubMerges the merging moves to the shards' hubs (shard_hubs.h):
 // an edge hosts this class in the Hub role for the shards it is hub of
-// (its own context: no durable state yet, so its memory survives a kill in
-// the simulator, which a real process's would not; no leases: a region
+// (its own durable state, StatePart::Hub of the edge's node, written at
+// every merge as the center's is: a killed hub restarts from it; no
+// leases: a region
 // counts in a merge while the center's last pull says it hears the region,
 // or while its deltas came within a lease's length), and the Center role
 // keeps leases and owners and pulls every hub's merged copies every
@@ -46,6 +47,12 @@ public:
     void onTimer(double now, int kind, std::uint64_t arg, Outbox &out) override;
     void onKilled(double now, Outbox &out) override;
     void revive(double now, bool fromOldState, Outbox &out) override;
+    // What revive() does before start(), without the audit's Restore
+    // record: a hub's host reports that as its own (SynapticEdge).
+    void restoreAfterCrash(double now, bool fromOldState, Outbox &out);
+    bool crashed() const { return m_crashed; }
+    // When the state it restored (or last wrote) was current.
+    double writtenAt() const { return m_writtenAt; }
     bool evaluationModel(at::Tensor &values, at::Tensor &buffers) const override;
 
     at::Tensor globalValues() const;     // shard order
@@ -134,8 +141,12 @@ private:
     // shards with their optimizer state, versions, checksums and the
     // deltas merged; written at every merge, new epoch and owner change.
     // Reports waiting for a merge are not kept: their owners resend them.
+    // A hub writes only the shards it is hub of (the others are its
+    // untouched starting values), and its copies include the center's slot.
     void persist(Outbox &out);
     std::string encodeState() const;        // synaptic_center_state.cpp
+    // Whether shard `id` is written in the state (a hub's: only its own).
+    bool holdsInState(int id) const { return m_role == Role::Center || m_hubShards.count(id) > 0; }
     void decodeState(const std::string &bytes, const std::string &source);
     double m_writtenAt = 0;  // the newest state's time: leases valid then may have been renewed since
     // Regions with at least one edge whose lease is valid at `now` (the

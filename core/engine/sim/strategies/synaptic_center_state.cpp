@@ -46,7 +46,13 @@ std::string SynapticCenter::encodeState() const {
         w.f64(at);
     }
     w.u64(m_shards.size());
-    for (const auto &s : m_shards) {
+    for (std::size_t i = 0; i < m_shards.size(); ++i) {
+        const auto &s = m_shards[i];
+        if (!holdsInState(int(i))) {
+            // A hub's other shards: their starting values, never merged here.
+            w.tensor(at::Tensor());
+            continue;
+        }
         w.tensor(s.global);
         w.tensor(s.momentum);
         w.u64(s.version);
@@ -147,6 +153,14 @@ void SynapticCenter::decodeState(const std::string &bytes, const std::string &so
         auto fits = [expected](const at::Tensor &t) { return t.defined() && t.numel() == expected; };
         const std::string shard = "shard " + std::to_string(i);
         s.global = r.tensor(device);
+        if (!holdsInState(int(i))) {
+            if (s.global.defined())
+                refuse(shard + " is not one this hub merges");
+            s.global = m_shards[i].global;
+            s.version = m_shards[i].version;
+            s.checksums = m_shards[i].checksums;
+            continue;
+        }
         s.momentum = r.tensor(device);
         if (!fits(s.global) || (s.momentum.defined() && !fits(s.momentum)))
             refuse(shard + " does not hold the " + std::to_string(expected) + " values the plan says");
@@ -157,7 +171,7 @@ void SynapticCenter::decodeState(const std::string &bytes, const std::string &so
         }
         if (s.checksums.empty() || s.checksums.front().first != s.version)
             refuse(shard + "'s checksum history does not start at its version " + std::to_string(s.version));
-        s.regionCopy.resize(count(regions, "region copies"));
+        s.regionCopy.resize(count(m_role == Role::Hub ? regions + 1 : regions, "region copies")); // a hub's: + the center's
         s.regionChecksum.resize(s.regionCopy.size());
         for (std::size_t k = 0; k < s.regionCopy.size(); ++k) {
             auto published = r.tensor(device);

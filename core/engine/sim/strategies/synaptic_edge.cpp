@@ -63,7 +63,7 @@ bool SynapticEdge::holdsEveryShard() const {
     return std::all_of(m_holdsValues.begin(), m_holdsValues.end(), [](bool held) { return held; });
 }
 
-void SynapticEdge::forgetValues(double now, Outbox &out) {
+void SynapticEdge::forgetValues(double now, double hubWrittenAt, Outbox &out) {
     // In the simulator the replica outlives a kill; a real process's does
     // not. A live edge restarted over its state file starts here too, its
     // replica at the center's global copy (the join reply), which its
@@ -82,6 +82,7 @@ void SynapticEdge::forgetValues(double now, Outbox &out) {
     restarted.time = now;
     restarted.kind = AuditEvent::Kind::Restore;
     restarted.node = m_ctx.node;
+    restarted.writtenAt = hubWrittenAt; // and its hub's merges after its state was written
     out.report(SimEvent{restarted});
 }
 
@@ -110,7 +111,15 @@ void SynapticEdge::revive(double now, bool fromOldState, Outbox &out) {
 }
 
 void SynapticEdge::restartFromState(double now, bool fromOldState, Outbox &out) {
-    forgetValues(now, out); // a new process: its replica holds no owner's current values
+    double hubWrittenAt = 0;
+    if (m_hub && m_hub->crashed())
+        runHub(
+            [&](SynapticCenter &hub, Outbox &o) {
+                hub.restoreAfterCrash(now, fromOldState, o);
+                hubWrittenAt = hub.writtenAt();
+            },
+            out);
+    forgetValues(now, hubWrittenAt, out); // a new process: its replica holds no owner's current values
     m_owner.restoreAfterCrash(now, out, fromOldState);
 }
 

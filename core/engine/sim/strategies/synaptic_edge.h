@@ -124,9 +124,11 @@ private:
     bool holdsEveryShard() const;
     // On a restart after a crash (with durable state: the memory is lost):
     // the replica's values and the cache's versions are no one's current.
-    void forgetValues(double now, Outbox &out);
-    // Forgets them and reloads the owner's state file (revive, or a live
-    // process started over its file).
+    // Its audit record (Restore) names when the hub it hosts wrote the
+    // state it restarted from (0: it hosts none).
+    void forgetValues(double now, double hubWrittenAt, Outbox &out);
+    // Forgets them and reloads the owner's state file, and the hub's
+    // (revive, or a live process started over its file).
     void restartFromState(double now, bool fromOldState, Outbox &out);
     // The hub's inputs (synaptic_edge_hub.cpp): its timers are this node's
     // from kHubTimerBase on; what it sends and reports leaves with the edge's.
@@ -146,8 +148,8 @@ private:
     double m_heartbeatSentAt = 0; // the last heartbeat, by this edge's clock
     bool m_renewingEarly = false;  // the last heartbeat renewed a short lease early
     SynapticOwner m_owner;
-    // The hub role's context: the edge's, without the state store (a hub's
-    // merges are memory only; it writes no state, and a kill keeps it).
+    // The hub role's context: a copy of the edge's (the hub's faults are
+    // refreshed from it on every input).
     NodeContext m_hubContext;
     std::unique_ptr<SynapticCenter> m_hub;
     std::vector<Message> m_pendingValues;   // applied at the next step boundary

@@ -12,8 +12,7 @@ std::unique_ptr<SynapticCenter> SynapticEdge::makeHub(const NodeContext &ctx, No
                   SynapticOwner::kRecoveryTimer < kHubTimerBase && SynapticOwner::kSyncResendTimer < kHubTimerBase);
     if (shardsOfHub(ctx, ctx.node).empty())
         return nullptr;
-    hubContext = ctx;
-    hubContext.stateStore = nullptr;
+    hubContext = ctx; // the same store: the hub writes and reads its StatePart::Hub
     return std::make_unique<SynapticCenter>(hubContext, SynapticCenter::Role::Hub);
 }
 
@@ -28,8 +27,11 @@ void SynapticEdge::runHub(const std::function<void(SynapticCenter &, Outbox &)> 
     m_hubContext.faults = m_ctx.faults; // a straggler's or a skewed clock's, set mid-run (command_applier)
     Outbox hub;
     input(*m_hub, hub);
-    // A hub books no compute timers and writes no state (its context has no store).
-    assert(hub.computeTimers.empty() && !hub.durableState);
+    // A hub books no compute timers; its state is the node's hub part,
+    // written before anything it sends leaves, as the edge's own.
+    assert(hub.computeTimers.empty() && !hub.durableHubState);
+    if (hub.durableState)
+        out.persist(std::move(*hub.durableState), StatePart::Hub);
     for (auto &m : hub.messages)
         out.send(std::move(m));
     for (const auto &t : hub.timers)
