@@ -126,6 +126,32 @@ class TestHubMerges : public QObject {
 
     static inline Codec codingOfFirstItem = Codec::Fp32;
 
+    // One whole pull round at `at`: shard 0's hub answers its pull, every
+    // other hub that nothing changed (exactly), and the center takes them
+    // all. Returns shard 0's hub's answer.
+    static Message pullRound(Pair &p, double at) {
+        Outbox timer;
+        p.center->start(at - 0.5, timer); // the pull timer fires half a second on
+        Outbox round, taken;
+        p.center->onTimer(at, timer.timers.front().kind, 0, round);
+        Message mine;
+        for (auto &pull : round.messages) {
+            if (pull.to == p.hubNode) {
+                pull.from = kCenterNode;
+                mine = answer(p, pull, at);
+                continue;
+            }
+            Message nothing;
+            nothing.kind = MessageKind::HubCopy;
+            nothing.from = pull.to;
+            nothing.round = pull.round;
+            nothing.last = true;
+            p.center->onMessage(at, std::move(nothing), taken);
+        }
+        p.center->onMessage(at, Message(mine), taken);
+        return mine;
+    }
+
     static at::Tensor shard0(const SynapticCenter &node, std::int64_t size) {
         return node.globalValues().slice(0, 0, size);
     }
@@ -189,10 +215,10 @@ private Q_SLOTS:
                  2L); // each region's owner gets its answer from the hub
 
         const Message pull = pullOfShard0(p, 2.0);
-        QCOMPARE(pull.kind, MessageKind::CatchUpRequest);
+        QCOMPARE(pull.kind, MessageKind::HubPull);
         QCOMPARE(pull.shards.front().version, std::uint64_t(0));
         const Message good = answer(p, pull, 2.1);
-        QCOMPARE(good.kind, MessageKind::CenterValues);
+        QCOMPARE(good.kind, MessageKind::HubCopy);
         QCOMPARE(good.shards.size(), std::size_t(1)); // only what changed
         QCOMPARE(good.shards.front().version, std::uint64_t(1));
 
@@ -218,7 +244,7 @@ private Q_SLOTS:
         const Message again = pullOfShard0(p, 3.0);
         QCOMPARE(again.shards.front().version, std::uint64_t(1));
         const Message none = answer(p, again, 3.1);
-        QCOMPARE(none.kind, MessageKind::CenterValues);
+        QCOMPARE(none.kind, MessageKind::HubCopy);
         QVERIFY(none.shards.empty());
     }
 
@@ -273,16 +299,41 @@ private Q_SLOTS:
         p.center->onMessage(2.3, Message(good), taken);
         QCOMPARE(consistencyMismatches(taken, checked), 0);
         QCOMPARE(checked, 0); // other hubs have not answered yet
-        for (const auto &pull : round.messages) {
-            if (pull.to == p.hubNode)
-                continue;
-            Message nothing; // their shards did not change
-            nothing.kind = MessageKind::CenterValues;
-            nothing.from = pull.to;
-            p.center->onMessage(2.4, std::move(nothing), taken);
-        }
+        auto answerOthers = [&](const Outbox &pulls, double at, Outbox &into) {
+            for (const auto &pull : pulls.messages) {
+                if (pull.to == p.hubNode)
+                    continue;
+                Message nothing; // their shards did not change
+                nothing.kind = MessageKind::HubCopy;
+                nothing.from = pull.to;
+                nothing.round = pull.round; // the round it answers
+                nothing.last = true;        // exact: nothing withheld
+                p.center->onMessage(at, std::move(nothing), into);
+            }
+        };
+        answerOthers(round, 2.4, taken);
         QCOMPARE(consistencyMismatches(taken, checked), 1);
         QCOMPARE(checked, 2);
+        // A copy of that round failed its check: it did not settle the center.
+        QVERIFY(p.center->settledAt() < 0);
+
+        // The next round: every hub has nothing new, so the center holds
+        // every hub's copy as of the round's send time (a live center ends
+        // the run only on such a round sent after every edge finished).
+        Outbox next;
+        p.center->onTimer(3.0, timer.timers.front().kind, 0, next);
+        for (auto &pull : next.messages)
+            if (pull.to == p.hubNode) {
+                pull.from = kCenterNode;
+                Message stale = answer(p, pull, 3.1);
+                QVERIFY(stale.shards.empty());
+                stale.round = pull.round - 1; // an answer to the round before answers nothing here
+                p.center->onMessage(3.15, Message(stale), taken);
+                answerOthers(next, 3.2, taken);
+                QVERIFY(p.center->settledAt() < 0); // shard 0's hub has not answered this round
+                p.center->onMessage(3.3, answer(p, pull, 3.3), taken);
+            }
+        QCOMPARE(p.center->settledAt(), 3.0);
     }
 
     void lossyPullsAreDeltasFromTheCentersCopy() {
@@ -306,7 +357,7 @@ private Q_SLOTS:
                         held[region] = m.shards.front();
             out = Outbox{};
             const Message a = answer(p, pullOfShard0(p, double(round) + 0.5), double(round) + 0.6);
-            QCOMPARE(a.kind, MessageKind::CenterValues);
+            QCOMPARE(a.kind, MessageKind::HubCopy);
             const auto &item = a.shards.front();
             // Coded from the copy the center holds: the initial values at
             // first (every node starts there), then the hub's last answer.
@@ -331,6 +382,30 @@ private Q_SLOTS:
         p.center->onMessage(2.8, Message(exact), out);
         QCOMPARE(p.center->checksum(0), p.hub->checksum(0));
         QVERIFY(at::equal(shard0(*p.center, p.size), shard0(*p.hub, p.size)));
+    }
+
+    // A live center ends a run on a pull round after which it holds every
+    // hub's exact copy (SynapticCenter::settledAt): not on one that brought
+    // a coded delta, nor on one whose hub withheld the exact copy because
+    // it merged less than a pull period before.
+    void aLossyCopyDoesNotSettleTheCenter() {
+        auto config = m_config;
+        config.codecs.center = parseCodec("int8");
+        auto p = pair(config);
+        Outbox out;
+        delta(p, 0, 0.01f, 1, 1.0, out);
+        delta(p, 1, 0.03f, 1, 1.1, out); // version 1, merged at 1.1 s
+        const Message coded = pullRound(p, 1.3);
+        QVERIFY(coded.shards.size() == 1 && coded.shards.front().delta && !coded.last);
+        QCOMPARE(p.center->version(0), std::uint64_t(1));
+        QVERIFY(p.center->settledAt() < 0); // within the codec's error of the hub's copy
+        const Message withheld = pullRound(p, 1.5);
+        QVERIFY(withheld.shards.empty() && !withheld.last);
+        QVERIFY(p.center->settledAt() < 0);
+        const Message exact = pullRound(p, 1.7);
+        QVERIFY(exact.shards.size() == 1 && !exact.shards.front().delta && exact.last);
+        QCOMPARE(p.center->checksum(0), p.hub->checksum(0));
+        QCOMPARE(p.center->settledAt(), 1.7);
     }
 
     // The edge that is shard 0's hub takes a region's delta into its hub,
@@ -359,7 +434,7 @@ private Q_SLOTS:
         out = Outbox{};
         edge.onMessage(2.0, std::move(pull), out);
         QCOMPARE(out.messages.size(), std::size_t(1));
-        QCOMPARE(out.messages.front().kind, MessageKind::CenterValues); // the hub's answer, not catch-up values
+        QCOMPARE(out.messages.front().kind, MessageKind::HubCopy); // the hub's answer, not catch-up values
         QCOMPARE(out.messages.front().to, kCenterNode);
         QCOMPARE(out.messages.front().shards.front().version, std::uint64_t(1));
     }
@@ -472,7 +547,7 @@ private Q_SLOTS:
             QVERIFY2(std::any_of(violations.begin(), violations.end(),
                                  [&](const Violation &v) {
                                      return v.node == hubNode && v.invariant == "no_split_brain" &&
-                                            v.detail.find("at the center") != std::string::npos;
+                                            v.detail.find("at its hub") != std::string::npos;
                                  }),
                      qPrintable("the hub named a version twice unnoticed:\n" + listed));
             return;

@@ -615,6 +615,45 @@ private Q_SLOTS:
     // Restarted from the state file before its newest, the center skips
     // past every epoch and version the newer file could have named; the
     // state it then writes reads back whole at a second restart.
+    // center_merges_once under hub merges, on a history written by hand: an
+    // edge hosting a hub restarted it from state written at 1.5 s. The
+    // merges after that died with its memory and may happen again; one
+    // the file holds, merged again, is caught. An edge whose hub restored
+    // nothing (its record names the restart time) forgives nothing.
+    void aHubsRestartForgivesOnlyTheMergesItsStateLost() {
+        auto merge = [](double t, int node, std::uint64_t sequence) {
+            AuditEvent e;
+            e.time = t;
+            e.kind = AuditEvent::Kind::Merge;
+            e.node = node;
+            e.region = 1;
+            e.shard = 0;
+            e.ids = {sequence};
+            e.version = sequence;
+            e.checksum = 100 + sequence;
+            return e;
+        };
+        auto restart = [](double t, int node, double writtenAt) {
+            AuditEvent e;
+            e.time = t;
+            e.kind = AuditEvent::Kind::Restore;
+            e.node = node;
+            e.writtenAt = writtenAt;
+            return e;
+        };
+        const auto restored = checkInvariants({merge(1.0, 3, 1), merge(2.0, 3, 2), restart(2.5, 3, 1.5),
+                                               merge(3.0, 3, 2), merge(3.1, 3, 1)});
+        QCOMPARE(countOf(restored, "center_merges_once"), std::size_t(1));
+        QCOMPARE(restored.front().time, 3.1);
+        // Another node's restart forgives none of node 3's merges.
+        QCOMPARE(countOf(checkInvariants({merge(1.0, 3, 1), restart(2.5, 4, 0), merge(3.0, 3, 1)}),
+                         "center_merges_once"),
+                 std::size_t(1));
+        QCOMPARE(countOf(checkInvariants({merge(1.0, 3, 1), restart(2.5, 3, 2.5), merge(3.0, 3, 1)}),
+                         "center_merges_once"),
+                 std::size_t(1));
+    }
+
     void aCenterRestartedFromAnOldStateFileKeepsEveryInvariant() {
         const auto r = run("center restarted from an old state file, then killed again",
                            {killOrRevive(SimCommand::Kind::KillNode, 0.8, -1),

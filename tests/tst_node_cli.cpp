@@ -269,11 +269,10 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains("task: \"langid\" runs only in the simulator"), qPrintable(r.err));
     }
 
-    // Hub merges run in the simulator only: a live center refuses them by
-    // name before anything listens.
-    void liveCenterRefusesHubMerges() {
+    // Under hub merges the edges that host hubs keep their merges in a
+    // state directory: a live cluster without one is refused by name.
+    void clusterWithHubMergesNeedsAStateDir() {
         QTemporaryDir dir;
-        const QString token = writeToken(dir);
         QFile tiny(qEnvironmentVariable("SYNAPTIC_TEST_DATA") + "/tiny_cluster.json");
         QVERIFY(tiny.open(QIODevice::ReadOnly));
         QJsonObject config = QJsonDocument::fromJson(tiny.readAll()).object();
@@ -284,10 +283,10 @@ private Q_SLOTS:
         QVERIFY(hubs.open(QIODevice::WriteOnly));
         hubs.write(QJsonDocument(config).toJson());
         hubs.close();
-        const Result r = runNode({"center", "--config", hubs.fileName(), "--insecure", "--token-file", token,
-                                  "--listen", "127.0.0.1:0"});
+        const Result r = runNode({"cluster", "--config", hubs.fileName(), "--steps", "4", "--insecure", "--token-file",
+                                  writeToken(dir)});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("knobs.hub_merges: runs only in the simulator"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("--state-dir: is required under knobs.hub_merges"), qPrintable(r.err));
     }
 
     void version() {

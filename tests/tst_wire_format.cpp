@@ -136,6 +136,26 @@ std::vector<Message> everyKind() {
     oa.shards.back().shard = 12;
     oa.shards.back().version = 70;
     out.push_back(oa);
+    Message pull = base(MessageKind::HubPull);
+    pull.from = 0;
+    pull.round = 812;
+    pull.owners = {0, 2}; // the regions the center hears
+    auto pi = ShardItem{};
+    pi.shard = 4;
+    pi.version = 33;
+    pi.checksum = 0x0123456789ABCDEFull;
+    pull.shards.push_back(pi);
+    out.push_back(pull);
+    Message copy = base(MessageKind::HubCopy);
+    copy.to = 0;
+    copy.round = 812;
+    auto ci = item(4, 320);
+    ci.version = 34;
+    ci.delta = true;
+    ci.deltaFrom = 33;
+    copy.shards.push_back(ci);
+    copy.buffers = floats(264);
+    out.push_back(copy);
     Message empty; // every field at its default: a zero-byte encoding
     out.push_back(empty);
     return out;

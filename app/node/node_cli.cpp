@@ -357,6 +357,10 @@ NodeCommand parseCenterCommand(const std::vector<std::string> &args, NodeCommand
     if (config.strategy != "synaptic" && config.strategy != "param_server" && config.strategy != "diloco")
         throw ConfigError(c.configPath, "strategy: \"" + config.strategy +
                                             "\" runs only in the simulator (live: synaptic, param_server, diloco)");
+    if (kind == NodeCommand::Kind::Cluster && config.knobs.hubMerges && c.process.stateDir.empty())
+        throw ConfigError("--state-dir", "is required under knobs.hub_merges: the edges that host hubs keep "
+                                         "their merges in it (a hub restarted without them would name its "
+                                         "versions again)");
     cmd.edge.process = c.process;
     return cmd;
 }

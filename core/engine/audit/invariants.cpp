@@ -66,8 +66,10 @@ void checkSplitBrain(const std::vector<AuditEvent> &history, std::vector<Violati
         auto [it, fresh] = first.try_emplace({e.region, e.shard, e.version}, Seen{e.checksum, e.node, e.time});
         if (!fresh && it->second.checksum != e.checksum)
             out.push_back({"no_split_brain", e.shard, e.node, e.time,
-                           "version " + std::to_string(e.version) + (e.region < 0 ? " at the center" : " in region " +
-                                                                         std::to_string(e.region)) +
+                           "version " + std::to_string(e.version) +
+                               (e.region >= 0             ? " in region " + std::to_string(e.region)
+                                : e.node == kCenterNodeId ? std::string(" at the center")
+                                                          : std::string(" at its hub")) +
                                " holds different values here and at node " + std::to_string(it->second.node) +
                                " (at " + secondsText(it->second.time) + " s)"});
     }

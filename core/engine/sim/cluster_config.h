@@ -94,8 +94,8 @@ struct StrategyKnobs {
     // center keeps leases and pulls each hub's merged copy every
     // hubPullSeconds (the model it serves and evaluates), checking each
     // copy against the hub's checksum. A hub writes its own durable state
-    // (StatePart::Hub) at every merge. Simulator only for now: live
-    // processes refuse it.
+    // (StatePart::Hub) at every merge. Live processes run it too (the peer
+    // guards take hub traffic for the hubs' shards only).
     bool hubMerges = false;
     double hubPullSeconds = 0.5;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps

@@ -21,13 +21,17 @@ const char *messageKindName(MessageKind kind) {
     case MessageKind::RingChunk: return "ring_chunk";
     case MessageKind::GossipParams: return "gossip_params";
     case MessageKind::OwnerAnnounce: return "owner_announce";
+    case MessageKind::HubPull: return "hub_pull";
+    case MessageKind::HubCopy: return "hub_copy";
     }
     return "unknown";
 }
 
 bool isReliable(MessageKind k) {
+    // A hub's pull answer is the center's copy of the model: reliable. A
+    // lost pull costs a period (the next one asks again).
     return k == MessageKind::CenterDelta || k == MessageKind::CenterValues || k == MessageKind::Handoff ||
-           k == MessageKind::OwnerAnnounce;
+           k == MessageKind::OwnerAnnounce || k == MessageKind::HubCopy;
 }
 
 void setCoded(at::Tensor &field, TensorCoding &coding, Coded coded) {

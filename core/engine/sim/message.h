@@ -20,9 +20,9 @@ enum class MessageKind {
     LeaseGrant,      // center -> edge
     Gradients,       // edge -> owner: merged window gradients (or moves, under local updates) for the owner's shards
     Values,          // owner -> edges: new shard values and versions
-    CatchUpRequest,  // edge -> owner: send me the current values of your shards (hub merges: center -> hub, a pull)
+    CatchUpRequest,  // edge -> owner: send me the current values of your shards
     CenterDelta,     // owner -> center (hub merges: the shard's hub): shard deltas since the last global version
-    CenterValues,    // center (or hub) -> owner: new global shard values; hub -> center: a pull's answer
+    CenterValues,    // center (hub merges: the shard's hub) -> owner: new global shard values
     Handoff,         // old owner -> new owner: values + optimizer state (shard move)
     FullGradient,    // param_server: edge -> center, whole model
     FullValues,      // param_server / diloco: center -> edge, whole model
@@ -30,8 +30,10 @@ enum class MessageKind {
     RingChunk,       // allreduce: one chunk of the ring
     GossipParams,    // gossip: an edge's whole model to a neighbour
     OwnerAnnounce,   // new owner -> its region's edges and the center: "these shards are mine now"
+    HubPull,         // hub merges: center -> a shard's hub, the copies it holds (and the regions it hears)
+    HubCopy,         // hub merges: hub -> center, what changed since those copies (a pull's answer)
 };
-inline constexpr int kMessageKinds = int(MessageKind::OwnerAnnounce) + 1;
+inline constexpr int kMessageKinds = int(MessageKind::HubCopy) + 1;
 
 const char *messageKindName(MessageKind kind);
 
@@ -117,10 +119,12 @@ struct Message {
     at::Tensor buffers;          // batch-norm statistics riding with gradients, deltas, gossip and ring chunks
     TensorCoding buffersCoding;  // how `buffers` travels (statisticsCodec: fp16 beside a lossy class codec)
     int chunk = -1;              // RingChunk: chunk index; phase in `round`
-    bool last = false;           // Gradients: the sender used its step budget; this is its final window
+    bool last = false;           // Gradients: the sender used its step budget; this is its final window;
+                                 // HubCopy: exact: nothing withheld, no coded delta (the center then
+                                 // holds the hub's copies)
     bool join = false;           // Heartbeat: the sender (re)started and needs its region's routing
     std::vector<int> owners;     // LeaseGrant answering a join: owner edge of every shard in the edge's region;
-                                 // a pull (CatchUpRequest from the center): the regions the center hears
+                                 // HubPull: the regions the center hears
 
     // Bytes on the wire: its synaptic.v1 encoding plus gRPC's framing
     // (wire_size.h); what the simulator charges and a live transport sends.

@@ -6,6 +6,7 @@
 
 #include "core/engine/durable/state_part.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +103,12 @@ public:
     // The node has no work left: its step budget is used and nothing it
     // sent waits for an answer (a live driver ends the run on it).
     virtual bool finished() const { return false; }
+    // A live driver ends the run once the node is finished() and this is
+    // at or after the moment every edge had finished (the node's clock):
+    // what the node takes from others since is complete. By default at
+    // any time. The synaptic center under hub merges: when it sent the
+    // newest pull round that found every hub's copy held.
+    virtual double settledAt() const { return std::numeric_limits<double>::infinity(); }
     // Window gradients this node holds and has not applied yet (an owner's
     // buffer): measurement, not protocol; the audit reports them lost when
     // the run ends with them still held.

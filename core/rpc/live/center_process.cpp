@@ -22,6 +22,7 @@
 #include "core/engine/evaluate.h"
 #include "core/engine/sim/cluster_config_json.h"
 #include "core/engine/sim/sim_runner.h"
+#include "core/engine/sim/strategies/shard_hubs.h"
 #include "core/engine/sim/strategy.h"
 #include "core/engine/trainer.h"
 #include "core/session/record_codec.h"
@@ -85,6 +86,7 @@ struct CenterProcess::Impl final : CenterBackend {
     std::uint64_t routingPushed = std::numeric_limits<std::uint64_t>::max();
     bool stopping = false;
     bool finished = false;
+    double allFinishedAt = std::numeric_limits<double>::quiet_NaN(); // when every edge had finished (runComplete)
     double firstJoin = -1;      // when the run started (the start gate opened)
     // The start gate: joins are answered only once every edge of the config
     // has joined, or startTimeoutSeconds after the first did, so the edges
@@ -140,12 +142,6 @@ struct CenterProcess::Impl final : CenterBackend {
                                                          "\" runs only in the simulator (synaptic-node sim --task " +
                                                          config.task + " --strategy NAME); live clusters train " +
                                                          e::kDefaultTask);
-        // Hubs merge through edge-to-edge CenterDelta messages the live
-        // peer guard refuses (only the center takes them), and the center's
-        // pulls are not on the wire yet.
-        if (config.knobs.hubMerges)
-            throw e::ConfigError(options.configPath, "knobs.hub_merges: runs only in the simulator for now; live "
-                                                     "clusters merge regions at the center");
         limits.leaseSeconds = config.knobs.leaseSeconds;
         if (options.process.threads > 0)
             e::setComputeThreads(options.process.threads);
@@ -180,7 +176,7 @@ struct CenterProcess::Impl final : CenterBackend {
         to.emulateLinks = options.process.emulateLinks;
         to.maxMessageBytes = options.process.maxMessageBytes;
         transport = std::make_unique<LiveTransport>(e::kCenterNode, config, *shape, clock, channels, to);
-        guard = std::make_unique<MessageGuard>(e::kCenterNode, *shape, *model);
+        guard = std::make_unique<MessageGuard>(e::kCenterNode, *shape, *model, e::hubNodesOfShards(context));
         NodeHost::Sinks sinks;
         sinks.send = [this](e::Message &&m) { transport->send(std::move(m)); };
         sinks.report = [this](double now, std::vector<e::NodeReport> &&reports) { state->foldLocal(now, reports); };
@@ -635,8 +631,16 @@ struct CenterProcess::Impl final : CenterBackend {
         }
     }
 
-    bool runComplete() const {
-        return options.stepsPerEdge > 0 && state->allEdgesFinished() && host->finished();
+    bool runComplete() { // mutex held
+        if (options.stepsPerEdge == 0 || !state->allEdgesFinished()) {
+            allFinishedAt = std::numeric_limits<double>::quiet_NaN();
+            return false;
+        }
+        if (std::isnan(allFinishedAt))
+            allFinishedAt = clock.now();
+        // The center's view must postdate every edge's end: under hub
+        // merges, a pull round sent since found every hub's copy held.
+        return host->finished() && host->settledAt() >= allFinishedAt;
     }
 
     // Evaluates the center's model every evalEverySamples samples, and once
@@ -683,7 +687,7 @@ struct CenterProcess::Impl final : CenterBackend {
                                           std::numeric_limits<double>::quiet_NaN(), acc.main, acc.exit});
             lock.lock();
             if (complete) {
-                finishRun(acc, samples, askedAt);
+                finishRun(acc, samples, std::isnan(allFinishedAt) ? askedAt : allFinishedAt);
                 break;
             }
         }

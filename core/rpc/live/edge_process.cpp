@@ -21,6 +21,7 @@
 #include "core/engine/durable/state_store.h"
 #include "core/engine/sim/knob_commands.h"
 #include "core/engine/sim/sim_world.h"
+#include "core/engine/sim/strategies/shard_hubs.h"
 #include "core/engine/sim/strategy.h"
 #include "core/session/record_codec.h"
 #include "synaptic_version.h"
@@ -202,14 +203,24 @@ struct EdgeProcess::Impl {
         context.stepsDoneBefore = resumed.stepsDoneBefore;
         context.incarnation = reply.incarnation();
         context.realTime = true;
+        // A hub restarted without its state would start over at version 0
+        // and name its versions again with other values (owners have a
+        // version gap for that; the center takes a hub's copies only as
+        // they pass what it holds).
+        if (const auto hubbed = e::shardsOfHub(context, node); !hubbed.empty() && options.process.stateDir.empty())
+            throw e::ConfigError("--state-dir", "is required under knobs.hub_merges: edge " + options.name +
+                                                    " hosts the hub of " + std::to_string(hubbed.size()) +
+                                                    " shard(s), whose merges must survive a restart");
         if (!options.process.stateDir.empty()) {
-            // An owner created over its node's existing state file reloads it
-            // when it starts (versions jump past what its lost memory issued).
+            // An owner (and a hub) created over its node's existing state
+            // file reloads it when it starts (versions jump past what its
+            // lost memory issued).
             stateStore = std::make_unique<e::FileStateStore>(options.process.stateDir);
             context.stateStore = stateStore.get();
             std::fprintf(stderr, "edge %s: durable state in %s (%s)\n", options.name.c_str(),
                          stateStore->describe(node).c_str(),
-                         stateStore->read(node) ? "found: reloading it" : "none yet");
+                         stateStore->read(node) || stateStore->read(node, e::StatePart::Hub) ? "found: reloading it"
+                                                                                               : "none yet");
         }
         edgeUp.assign(std::size_t(shape->edgeCount()), false);
         edgeUp[std::size_t(context.edge())] = true;
@@ -224,7 +235,7 @@ struct EdgeProcess::Impl {
         transport->setPeer(e::kCenterNode, options.center, true);
         for (const auto &p : reply.peers())
             setPeer(p);
-        guard = std::make_unique<MessageGuard>(node, *shape, *model);
+        guard = std::make_unique<MessageGuard>(node, *shape, *model, e::hubNodesOfShards(context));
         NodeHost::Sinks sinks;
         sinks.send = [this](e::Message &&m) { transport->send(std::move(m)); };
         if (stateStore)

@@ -15,8 +15,9 @@ struct ProcessOptions {
     int threads = 0;                  // LibTorch's and OpenBLAS's intra-op threads; 0 = the libraries' defaults
     std::string dataDir;              // overrides the config's (Fashion-MNIST files)
     // Where edges keep their shards' durable state (DIR/node-N/state.bin,
-    // issue 15): an edge process restarted over it reloads its shards,
-    // versions and sync bookkeeping. Empty: none (a restart starts over).
+    // issue 15; a hub's in DIR/node-N/hub-state.bin): an edge process
+    // restarted over it reloads its shards, versions and sync bookkeeping.
+    // Empty: none (a restart starts over); an edge hosting a hub needs one.
     std::string stateDir;
     std::size_t maxMessageBytes = 4u << 20;
 };

@@ -2,6 +2,7 @@
 
 #include "core/engine/sim/node_report.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace synaptic::rpc {
@@ -16,11 +17,14 @@ constexpr std::size_t kMaxContributionIds = 1u << 16;
 // default), so this only refuses nonsense; owners cap the weight further.
 constexpr std::uint32_t kMaxWindowsPerItem = 4096;
 
-bool fromCenter(K k) { return k == K::LeaseGrant || k == K::CenterValues || k == K::FullValues; }
+bool fromCenter(K k) { return k == K::LeaseGrant || k == K::CenterValues || k == K::FullValues || k == K::HubPull; }
 bool toCenter(K k) {
     return k == K::Heartbeat || k == K::CenterDelta || k == K::OwnerAnnounce || k == K::FullGradient ||
-           k == K::LocalDelta;
+           k == K::LocalDelta || k == K::HubCopy;
 }
+// Kinds a shard's hub takes (CenterDelta) or sends (CenterValues) in the
+// center's place under hub merges.
+bool hubMayStandIn(K k) { return k == K::CenterDelta || k == K::CenterValues; }
 // Kinds that carry shard values a receiver keeps: older ones are stale.
 bool carriesValues(K k) { return k == K::Values || k == K::CenterValues; }
 // Kinds whose tensor is the whole model.
@@ -29,8 +33,9 @@ bool wholeModel(K k) {
 }
 } // namespace
 
-MessageGuard::MessageGuard(int self, const e::ClusterShape &shape, const e::ModelSetup &model)
-    : m_self(self), m_shape(shape) {
+MessageGuard::MessageGuard(int self, const e::ClusterShape &shape, const e::ModelSetup &model,
+                           std::vector<int> hubOfShard)
+    : m_self(self), m_shape(shape), m_hubOfShard(std::move(hubOfShard)) {
     for (const auto &s : model.plan.shards)
         m_shardSizes.push_back(s.parameters);
     m_parameters = model.initialValues.numel();
@@ -61,7 +66,7 @@ std::string MessageGuard::checkItem(const e::Message &m, const e::ShardItem &ite
         if (auto why = sized(*t, what); !why.empty())
             return why;
     const bool needsData = m.kind == K::Gradients || m.kind == K::Values || m.kind == K::CenterDelta ||
-                           m.kind == K::CenterValues || m.kind == K::Handoff;
+                           m.kind == K::CenterValues || m.kind == K::Handoff || m.kind == K::HubCopy;
     if (needsData && !item.data.defined())
         return "shard " + std::to_string(item.shard) + " carries no data";
     if (item.contributionIds.size() > kMaxContributionIds)
@@ -94,11 +99,17 @@ std::string MessageGuard::checkShape(const e::Message &m) const {
         return "a message from this node to itself";
     const bool selfIsCenter = m_self == e::kCenterNode;
     const bool senderIsCenter = m.from == e::kCenterNode;
-    if (senderIsCenter != fromCenter(m.kind))
+    // Under hub merges a shard's hub sends its regions the answers the
+    // center would, and takes their deltas.
+    const bool hubSends = hubMayStandIn(m.kind) && !senderIsCenter && hubOfEvery(m, m.from);
+    const bool hubTakes = hubMayStandIn(m.kind) && !selfIsCenter && hubOfEvery(m, m_self);
+    if (senderIsCenter != fromCenter(m.kind) && !hubSends)
         return std::string(e::messageKindName(m.kind)) + (senderIsCenter ? " never comes from the center"
                                                                          : " comes only from the center");
-    if (selfIsCenter != toCenter(m.kind) && m.kind != K::OwnerAnnounce)
+    if (selfIsCenter != toCenter(m.kind) && m.kind != K::OwnerAnnounce && !hubTakes)
         return std::string(e::messageKindName(m.kind)) + (selfIsCenter ? " is not for the center" : " is for the center");
+    if (auto why = checkHubTraffic(m); !why.empty())
+        return why;
     if (m.origin < -1 || m.origin >= m_shape.edgeCount())
         return "unknown origin edge " + std::to_string(m.origin);
     // An owner files gradients and catch-up requests under their origin
@@ -134,7 +145,15 @@ std::string MessageGuard::checkShape(const e::Message &m) const {
     }
     if (auto why = whole(m.buffers, m_buffers, "batch-norm statistics"); !why.empty())
         return why;
-    if (!m.owners.empty()) {
+    if (m.kind == K::HubPull) {
+        // The regions the center hears, which the hub's merges count.
+        if (m.owners.size() > std::size_t(m_shape.regionCount()))
+            return "hub_pull names " + std::to_string(m.owners.size()) + " regions, the cluster has " +
+                   std::to_string(m_shape.regionCount());
+        for (int region : m.owners)
+            if (region < 0 || region >= m_shape.regionCount())
+                return "hub_pull names unknown region " + std::to_string(region);
+    } else if (!m.owners.empty()) {
         if (m.owners.size() != m_shardSizes.size())
             return "owner list of " + std::to_string(m.owners.size()) + " for " +
                    std::to_string(m_shardSizes.size()) + " shards";
@@ -142,6 +161,32 @@ std::string MessageGuard::checkShape(const e::Message &m) const {
             if (o < 0 || o >= m_shape.edgeCount())
                 return "unknown owner edge " + std::to_string(o);
     }
+    return "";
+}
+
+bool MessageGuard::hubOfEvery(const e::Message &m, int node) const {
+    if (m_hubOfShard.empty() || m.shards.empty())
+        return false;
+    return std::all_of(m.shards.begin(), m.shards.end(), [&](const e::ShardItem &item) {
+        return item.shard >= 0 && std::size_t(item.shard) < m_hubOfShard.size() &&
+               m_hubOfShard[std::size_t(item.shard)] == node;
+    });
+}
+
+std::string MessageGuard::checkHubTraffic(const e::Message &m) const {
+    if (m.kind != K::HubPull && m.kind != K::HubCopy)
+        return "";
+    const char *kind = e::messageKindName(m.kind);
+    if (m_hubOfShard.empty())
+        return std::string(kind) + ": this cluster does not merge at hubs (knobs.hub_merges is off)";
+    // A pull names the hub's shards, an answer its hub's; an answer with
+    // none says nothing changed (the center's round waits for it).
+    const int hub = m.kind == K::HubPull ? m_self : m.from;
+    if (std::find(m_hubOfShard.begin(), m_hubOfShard.end(), hub) == m_hubOfShard.end())
+        return std::string(kind) + (m.kind == K::HubPull ? " to" : " from") + " node " + std::to_string(hub) +
+               ", which is no shard's hub";
+    if (!m.shards.empty() && !hubOfEvery(m, hub))
+        return std::string(kind) + " names a shard whose hub is not node " + std::to_string(hub);
     return "";
 }
 

@@ -74,6 +74,7 @@ void NodeHost::dispatch(double now, engine::Outbox &out) {
         m_sinks.send(std::move(m));
     }
     m_finished = m_node->finished();
+    m_settledAt = m_node->settledAt();
     ++m_handled;
 }
 

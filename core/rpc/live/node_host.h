@@ -10,6 +10,7 @@
 #include <deque>
 #include <optional>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -55,6 +56,8 @@ public:
     std::size_t queued() const;
     // The node has no work left (its finished(), read after every input).
     bool finished() const { return m_finished.load(); }
+    // Its settledAt(), likewise.
+    double settledAt() const { return m_settledAt.load(); }
     std::uint64_t inputsHandled() const { return m_handled.load(); }
 
 private:
@@ -86,6 +89,7 @@ private:
     bool m_stop = false;                                                       // guarded by m_mutex
     std::thread m_worker;
     std::atomic<bool> m_finished{false};
+    std::atomic<double> m_settledAt{std::numeric_limits<double>::infinity()};
     std::atomic<std::uint64_t> m_handled{0};
 };
 

@@ -24,4 +24,13 @@ std::vector<int> shardsOfHub(const NodeContext &ctx, int node) {
     return shards;
 }
 
+std::vector<int> hubNodesOfShards(const NodeContext &ctx) {
+    std::vector<int> hubs;
+    if (!ctx.config->knobs.hubMerges)
+        return hubs;
+    for (int s = 0; s < int(ctx.model->plan.shards.size()); ++s)
+        hubs.push_back(hubNodeOfShard(ctx, s));
+    return hubs;
+}
+
 } // namespace synaptic::engine

@@ -18,5 +18,7 @@ int mergeNodeOfShard(const NodeContext &ctx, int shard);
 // The shards whose hub is `node` (empty for the center and most edges
 // when hub merges are off: there are no hubs then).
 std::vector<int> shardsOfHub(const NodeContext &ctx, int node);
+// Every shard's hub node, in shard order; empty when hub merges are off.
+std::vector<int> hubNodesOfShards(const NodeContext &ctx);
 
 } // namespace synaptic::engine

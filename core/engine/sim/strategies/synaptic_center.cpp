@@ -238,13 +238,13 @@ void SynapticCenter::onHeartbeat(double now, const Message &m, Outbox &out) {
 
 void SynapticCenter::onMessage(double now, Message &&m, Outbox &out) {
     m_lastSeen = std::max(m_lastSeen, now);
-    if (m_role == Role::Hub && m.from == kCenterNode && m.kind == MessageKind::CatchUpRequest) {
+    if (m_role == Role::Hub && m.from == kCenterNode && m.kind == MessageKind::HubPull) {
         answerPull(now, m, out);
         return;
     }
     if (m.from < 1 || m.from > m_ctx.shape->edgeCount())
         return; // only edges talk to the center
-    if (pullsFromHubs() && m.kind == MessageKind::CenterValues) {
+    if (pullsFromHubs() && m.kind == MessageKind::HubCopy) {
         takePulled(now, std::move(m), out);
         return;
     }

@@ -7,6 +7,7 @@
 #include "core/engine/synapse/shard_optimizer.h"
 
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -24,13 +25,12 @@ namespace synaptic::engine {
 // an edge hosts this class in the Hub role for the shards it is hub of
 // (its own durable state, StatePart::Hub of the edge's node, written at
 // every merge as the center's is: a killed hub restarts from it; no
-// leases: a region
-// counts in a merge while the center's last pull says it hears the region,
-// or while its deltas came within a lease's length), and the Center role
+// leases: a region counts in a merge while the center's last pull says it
+// hears the region, or while its deltas came within a lease's length), and the Center role
 // keeps leases and owners and pulls every hub's merged copies every
-// knobs.hubPullSeconds instead of merging: a CatchUpRequest naming the
+// knobs.hubPullSeconds instead of merging: a HubPull naming the
 // version and checksum it holds of each shard (and, in `owners`, the
-// regions it hears), answered with a CenterValues of what changed (a coded
+// regions it hears), answered with a HubCopy of what changed (a coded
 // delta from that copy, or the whole copy; the exact whole copy once a
 // shard has settled, so the model the center serves ends exact under a
 // lossy codec too), whose checksum the center checks before taking it. A
@@ -51,7 +51,7 @@ public:
     // record: a hub's host reports that as its own (SynapticEdge).
     void restoreAfterCrash(double now, bool fromOldState, Outbox &out);
     bool crashed() const { return m_crashed; }
-    // When the state it restored (or last wrote) was current.
+    // When the state it last restored was current (0 before any restore).
     double writtenAt() const { return m_writtenAt; }
     bool evaluationModel(at::Tensor &values, at::Tensor &buffers) const override;
 
@@ -60,6 +60,13 @@ public:
     bool idle() const;
     int shardsWithReports() const; // shards whose region reports wait for a merge (idle() waits for 0)
     bool finished() const override { return idle(); }
+    // Under hub merges: when the center sent the newest pull round after
+    // which it held every hub's exact copies (each answered with nothing
+    // withheld and no coded delta, and each copy checked). Otherwise at
+    // any time.
+    double settledAt() const override {
+        return pullsFromHubs() ? m_settledAt : std::numeric_limits<double>::infinity();
+    }
     std::uint64_t consistencyMismatches() const { return m_mismatches; }
     Role role() const { return m_role; }
     // A hub: the shards it merges (others' deltas are not its to merge).
@@ -165,6 +172,8 @@ private:
     void takePulled(double now, Message &&answer, Outbox &out);
     // The pull round's checks as one consistency event (one center sync).
     void reportPullCheck(double now, Outbox &out);
+    // Books a hub's answer to its round for settledAt().
+    void noteSettling(const Message &answer, bool allChecked);
 
     const NodeContext &m_ctx;
     const Role m_role;
@@ -182,6 +191,16 @@ private:
     // or when the next round leaves (reportPullCheck).
     ConsistencyEvent m_pullCheck;
     std::set<int> m_pullAwaiting;  // the center: hubs asked in this round that have not answered
+    std::uint64_t m_pullRound = 0;  // the center: the newest pull round (its pulls carry it, answers echo it)
+    // The center: pull rounds still open for settledAt(), by round.
+    struct OpenRound {
+        double sentAt = 0;
+        std::set<int> awaiting; // hubs that have not answered it
+        bool exact = true;      // every answer so far brought the hub's exact copies
+    };
+    static constexpr std::uint64_t kOpenRounds = 8; // rounds kept open: a slow answer still completes its round
+    std::map<std::uint64_t, OpenRound> m_openRounds;
+    double m_settledAt = -std::numeric_limits<double>::infinity(); // settledAt()
     std::set<int> m_centerHeard;   // a hub: the regions the center's newest pull said it hears
     std::set<int> m_hubShards;     // a hub: hubShards()
     bool m_written = false;  // wrote durable state at least once

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <map>
 
 namespace synaptic::engine {
@@ -27,13 +28,14 @@ void SynapticCenter::sendPulls(double now, Outbox &out) {
     // period; an answer rides the reliable channel, and one overtaken by a
     // newer copy is not taken (takePulled).
     const auto heard = heardRegions(now);
+    ++m_pullRound;
     std::map<int, Message> pulls;
     for (std::size_t id = 0; id < m_shards.size(); ++id) {
         const int hub = hubNodeOfShard(m_ctx, int(id));
         auto &pull = pulls[hub];
-        pull.kind = MessageKind::CatchUpRequest;
+        pull.kind = MessageKind::HubPull;
         pull.to = hub;
-        pull.round = m_round;
+        pull.round = m_pullRound; // the answer echoes it
         ShardItem item;
         item.shard = int(id);
         item.version = m_shards[id].version;
@@ -41,9 +43,15 @@ void SynapticCenter::sendPulls(double now, Outbox &out) {
         pull.shards.push_back(std::move(item));
     }
     m_pullAwaiting.clear();
+    // A round stays open for settledAt() a few periods, beside newer ones:
+    // on a link slower than the period a round still completes.
+    std::erase_if(m_openRounds, [&](const auto &r) { return r.first + kOpenRounds <= m_pullRound; });
+    auto &round = m_openRounds[m_pullRound];
+    round.sentAt = now;
     for (auto &[hub, pull] : pulls) {
         pull.owners.assign(heard.begin(), heard.end()); // the regions the hub's merges count
         m_pullAwaiting.insert(hub);
+        round.awaiting.insert(hub);
         out.send(std::move(pull));
     }
 }
@@ -55,9 +63,10 @@ void SynapticCenter::answerPull(double now, const Message &pull, Outbox &out) {
             m_centerHeard.insert(region);
     const auto centerSlot = std::size_t(m_ctx.shape->regionCount());
     Message answer;
-    answer.kind = MessageKind::CenterValues;
+    answer.kind = MessageKind::HubCopy;
     answer.to = kCenterNode;
-    answer.round = m_round;
+    answer.round = pull.round; // which round it answers
+    answer.last = true;        // until a copy is withheld or coded (Message::last)
     for (const auto &asked : pull.shards) {
         if (asked.shard < 0 || std::size_t(asked.shard) >= m_shards.size() || !m_hubShards.count(asked.shard))
             continue;
@@ -72,14 +81,18 @@ void SynapticCenter::answerPull(double now, const Message &pull, Outbox &out) {
             // settled (no merge for a pull period) the exact copy, so the
             // model the center serves ends as the hub's, not within a
             // codec's error of it (whose residual leaves only with a merge).
-            if (now - s.mergedAt < m_ctx.config->knobs.hubPullSeconds)
+            if (now - s.mergedAt < m_ctx.config->knobs.hubPullSeconds) {
+                answer.last = false; // withheld: the center's copy is not exact yet
                 continue;
+            }
             answer.shards.push_back(wholeAnswer(asked.shard, s, centerSlot, 0));
             continue;
         }
         // The center's copy is one more region of the coded answers: a
         // delta when it holds what this hub last sent it, else the whole copy.
         answer.shards.push_back(answerItem(asked.shard, s, Report{int(centerSlot), kCenterNode, asked}));
+        if (answer.shards.back().delta)
+            answer.last = false; // a coded delta: within the codec's error of this hub's copy
     }
     // Sent even when nothing changed: the center's round ends when every
     // hub it asked has answered (takePulled).
@@ -98,6 +111,7 @@ void SynapticCenter::takePulled(double now, Message &&answer, Outbox &out) {
     if (answer.buffers.defined())
         m_buffers[answer.from] = answer.buffers;
     bool took = false;
+    const std::uint64_t mismatchesBefore = m_mismatches;
     for (auto &item : answer.shards) {
         if (item.shard < 0 || std::size_t(item.shard) >= m_shards.size() ||
             hubNodeOfShard(m_ctx, item.shard) != answer.from)
@@ -124,10 +138,26 @@ void SynapticCenter::takePulled(double now, Message &&answer, Outbox &out) {
     }
     if (took)
         persist(out); // what it serves survives a restart (else it pulls whole copies again)
+    noteSettling(answer, m_mismatches == mismatchesBefore);
     // The round's checks are one center sync once every hub asked answered.
     m_pullAwaiting.erase(answer.from);
     if (m_pullAwaiting.empty())
         reportPullCheck(now, out);
+}
+
+void SynapticCenter::noteSettling(const Message &answer, bool allChecked) {
+    // A round whose every hub answered exact (Message::last: nothing
+    // withheld, no coded delta) and whose copies all checked leaves the
+    // center holding every hub's copy as of the round's send time.
+    const auto round = m_openRounds.find(answer.round);
+    if (round == m_openRounds.end() || !round->second.awaiting.erase(answer.from))
+        return;
+    round->second.exact = round->second.exact && answer.last && allChecked;
+    if (!round->second.awaiting.empty())
+        return;
+    if (round->second.exact)
+        m_settledAt = std::max(m_settledAt, round->second.sentAt);
+    m_openRounds.erase(round);
 }
 
 } // namespace synaptic::engine

@@ -161,8 +161,10 @@ void SynapticCenter::decodeState(const std::string &bytes, const std::string &so
             s.checksums = m_shards[i].checksums;
             continue;
         }
+        if (!fits(s.global)) // before reading on: another node's file goes out of step here
+            refuse(shard + " does not hold the " + std::to_string(expected) + " values the plan says");
         s.momentum = r.tensor(device);
-        if (!fits(s.global) || (s.momentum.defined() && !fits(s.momentum)))
+        if (s.momentum.defined() && !fits(s.momentum))
             refuse(shard + " does not hold the " + std::to_string(expected) + " values the plan says");
         s.version = r.u64();
         for (auto n = count(kChecksumHistory, "checksums"); n > 0; --n) {

@@ -105,13 +105,15 @@ void SynapticEdge::sendHeartbeat(double now, bool join, Outbox &out) {
 }
 
 void SynapticEdge::revive(double now, bool fromOldState, Outbox &out) {
-    if (m_owner.crashed())
+    if (crashed())
         restartFromState(now, fromOldState, out);
     start(now, out);
 }
 
 void SynapticEdge::restartFromState(double now, bool fromOldState, Outbox &out) {
-    double hubWrittenAt = 0;
+    // Each role reloads its own state file. A hub with none to reload
+    // (killed without a store) forgot no merge: its record says `now`.
+    double hubWrittenAt = m_hub ? now : 0;
     if (m_hub && m_hub->crashed())
         runHub(
             [&](SynapticCenter &hub, Outbox &o) {
@@ -120,14 +122,17 @@ void SynapticEdge::restartFromState(double now, bool fromOldState, Outbox &out) 
             },
             out);
     forgetValues(now, hubWrittenAt, out); // a new process: its replica holds no owner's current values
-    m_owner.restoreAfterCrash(now, out, fromOldState);
+    if (m_owner.crashed())
+        m_owner.restoreAfterCrash(now, out, fromOldState);
+    else
+        m_owner.writeInitialState(out);
 }
 
 void SynapticEdge::start(double now, Outbox &out) {
     // First start, or a revive: no lease until the center answers, and the
     // answer to a join carries the region's current owners. A process
     // started over an existing state file reloads it first.
-    if (m_owner.crashed())
+    if (crashed())
         restartFromState(now, false, out);
     else
         m_owner.writeInitialState(out);

@@ -135,6 +135,8 @@ private:
     static constexpr int kHubTimerBase = 100;
     static std::unique_ptr<SynapticCenter> makeHub(const NodeContext &ctx, NodeContext &hubContext);
     bool forHub(const Message &m) const;
+    // Killed with a store (or started over state files): a role must reload its state.
+    bool crashed() const { return m_owner.crashed() || (m_hub && m_hub->crashed()); }
     void runHub(const std::function<void(SynapticCenter &, Outbox &)> &input, Outbox &out);
 
     const NodeContext &m_ctx;

@@ -20,7 +20,7 @@ bool SynapticEdge::forHub(const Message &m) const {
     // Regions' deltas of the shards it is hub of, and the center's pulls.
     // (Its own owner's deltas come here too, from this very node.)
     return m_hub && (m.kind == MessageKind::CenterDelta ||
-                     (m.kind == MessageKind::CatchUpRequest && m.from == kCenterNode));
+                     (m.kind == MessageKind::HubPull && m.from == kCenterNode));
 }
 
 void SynapticEdge::runHub(const std::function<void(SynapticCenter &, Outbox &)> &input, Outbox &out) {
