@@ -68,8 +68,6 @@ std::vector<std::string> processFlags(const rpc::ProcessOptions &p) {
     a.insert(a.end(), {"--threads", std::to_string(p.threads > 0 ? p.threads : 1), "--device", p.device});
     if (!p.dataDir.empty())
         a.insert(a.end(), {"--data", p.dataDir});
-    if (!p.stateDir.empty())
-        a.insert(a.end(), {"--state-dir", p.stateDir});
     return a;
 }
 
@@ -143,6 +141,9 @@ int runCluster(const NodeCommand &cmd) {
     auto edgeArgs = [&](const std::string &name) {
         std::vector<std::string> a{"edge", "--center", address, "--name", name, "--listen", "127.0.0.1:0"};
         a.insert(a.end(), flags.begin(), flags.end());
+        // Edges only: a live center keeps no state file and refuses the flag.
+        if (!cmd.center.process.stateDir.empty())
+            a.insert(a.end(), {"--state-dir", cmd.center.process.stateDir});
         return a;
     };
     std::map<std::string, std::unique_ptr<ChildProcess>> edges;
