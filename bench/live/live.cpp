@@ -26,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -88,19 +89,27 @@ double median(std::vector<double> v) {
 
 // One live run: `synaptic-node cluster` (a center and every edge as
 // processes on loopback, --insecure with a token) until every edge used the
-// step budget; the center's report. `waiting` is called a few times a
-// second while it runs, with the wall seconds so far.
+// step budget; the center's report. Under knobs.hub_merges the edges keep
+// their state in a fresh directory (the hubs need one). `waiting` is
+// called a few times a second while it runs, with the wall seconds so far.
 json liveRun(const Options &o, int index, const std::function<void(double)> &waiting) {
     const std::string dir = "/tmp/synaptic-bench-live-" + std::to_string(getpid()) + "-run" + std::to_string(index);
-    const std::string token = dir + ".token", report = dir + ".json";
+    const std::string token = dir + ".token", report = dir + ".json", state = dir + ".state";
     std::ofstream(token) << "bench-live-" << getpid() << "\n";
     std::remove(report.c_str());
+    std::vector<std::string> args{SYNAPTIC_NODE_BINARY, "cluster", "--config", o.config, "--steps",
+                                  std::to_string(o.steps), "--exit-when-done", "--report", report, "--insecure",
+                                  "--token-file", token, "--eval-every-samples", "100000000", "--quiet"};
+    const bool hubs = engine::loadClusterConfig(o.config).knobs.hubMerges;
+    if (hubs)
+        args.insert(args.end(), {"--state-dir", state});
     const pid_t pid = fork();
     if (pid == 0) {
-        const std::string steps = std::to_string(o.steps);
-        execl(SYNAPTIC_NODE_BINARY, SYNAPTIC_NODE_BINARY, "cluster", "--config", o.config.c_str(), "--steps",
-              steps.c_str(), "--exit-when-done", "--report", report.c_str(), "--insecure", "--token-file",
-              token.c_str(), "--eval-every-samples", "100000000", "--quiet", static_cast<char *>(nullptr));
+        std::vector<char *> argv;
+        for (auto &a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execv(SYNAPTIC_NODE_BINARY, argv.data());
         _exit(127);
     }
     int status = 0;
@@ -116,6 +125,8 @@ json liveRun(const Options &o, int index, const std::function<void(double)> &wai
     json r = json::parse(in);
     std::remove(token.c_str());
     std::remove(report.c_str());
+    if (hubs)
+        std::filesystem::remove_all(state);
     return r;
 }
 
