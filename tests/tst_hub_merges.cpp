@@ -126,6 +126,20 @@ class TestHubMerges : public QObject {
 
     static inline Codec codingOfFirstItem = Codec::Fp32;
 
+    // Every edge joins the center at `at` (a lease of 10 s each): a pull
+    // round then waits for every hub's answer before it settles the center.
+    static void joinAll(Pair &p, double at) {
+        Outbox granted;
+        for (int node = 1; node <= p.world->edgeCount(); ++node) {
+            Message hb;
+            hb.kind = MessageKind::Heartbeat;
+            hb.from = node;
+            hb.to = kCenterNode;
+            hb.join = true;
+            p.center->onMessage(at, std::move(hb), granted);
+        }
+    }
+
     // One whole pull round at `at`: shard 0's hub answers its pull, every
     // other hub that nothing changed (exactly), and the center takes them
     // all. Returns shard 0's hub's answer.
@@ -273,6 +287,7 @@ private Q_SLOTS:
     // answered; a hub's merges report none.
     void aCheckedRoundIsOneCenterSync() {
         auto p = pair(m_config);
+        joinAll(p, 0.5);
         Outbox out;
         delta(p, 0, 0.01f, 1, 1.0, out);
         delta(p, 1, 0.03f, 1, 1.1, out);
@@ -332,8 +347,20 @@ private Q_SLOTS:
                 answerOthers(next, 3.2, taken);
                 QVERIFY(p.center->settledAt() < 0); // shard 0's hub has not answered this round
                 p.center->onMessage(3.3, answer(p, pull, 3.3), taken);
+                // A hub holding less than the center names (restarted over
+                // no state) answers "not exact": it cannot settle the center.
+                SynapticCenter lostItsState(p.hubContext, SynapticCenter::Role::Hub);
+                Outbox lost;
+                lostItsState.onMessage(3.4, Message(pull), lost);
+                QVERIFY(!lost.messages.empty() && !lost.messages.front().last);
             }
         QCOMPARE(p.center->settledAt(), 3.0);
+
+        // Once every edge's lease has lapsed (10 s after the joins) no hub
+        // is waited for: a round settles as it leaves.
+        Outbox late;
+        p.center->onTimer(11.0, timer.timers.front().kind, 0, late);
+        QCOMPARE(p.center->settledAt(), 11.0);
     }
 
     void lossyPullsAreDeltasFromTheCentersCopy() {
@@ -392,6 +419,7 @@ private Q_SLOTS:
         auto config = m_config;
         config.codecs.center = parseCodec("int8");
         auto p = pair(config);
+        joinAll(p, 0.5);
         Outbox out;
         delta(p, 0, 0.01f, 1, 1.0, out);
         delta(p, 1, 0.03f, 1, 1.1, out); // version 1, merged at 1.1 s

@@ -128,8 +128,11 @@ void LocalClusterLauncher::filesReady(std::shared_ptr<QTemporaryDir> dir, const 
         return fail(tr("cannot find synaptic-node (set SYNAPTIC_NODE to it); looked at:\n%1").arg(searched.join('\n')));
     m_target.security.insecure = true;
     m_target.security.tokenFile = m_dir->filePath("token").toStdString();
-    m_process.start(node, {"cluster", "--config", m_dir->filePath("cluster.json"), "--insecure", "--token-file",
-                           m_dir->filePath("token")});
+    QStringList args{"cluster", "--config", m_dir->filePath("cluster.json"), "--insecure", "--token-file",
+                     m_dir->filePath("token")};
+    if (m_config.knobs.hubMerges) // the edges hosting hubs keep their merges there
+        args << "--state-dir" << m_dir->filePath("state");
+    m_process.start(node, args);
     m_startTimer.start();
 }
 

@@ -198,7 +198,10 @@ private:
         std::set<int> awaiting; // hubs that have not answered it
         bool exact = true;      // every answer so far brought the hub's exact copies
     };
-    static constexpr std::uint64_t kOpenRounds = 8; // rounds kept open: a slow answer still completes its round
+    // How long a round stays open: kOpenRounds pull periods, at least
+    // kOpenRoundSeconds (a slow answer still completes its round).
+    static constexpr std::uint64_t kOpenRounds = 8;
+    static constexpr double kOpenRoundSeconds = 10;
     std::map<std::uint64_t, OpenRound> m_openRounds;
     double m_settledAt = -std::numeric_limits<double>::infinity(); // settledAt()
     std::set<int> m_centerHeard;   // a hub: the regions the center's newest pull said it hears

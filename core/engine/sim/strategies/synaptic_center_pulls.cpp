@@ -43,16 +43,25 @@ void SynapticCenter::sendPulls(double now, Outbox &out) {
         pull.shards.push_back(std::move(item));
     }
     m_pullAwaiting.clear();
-    // A round stays open for settledAt() a few periods, beside newer ones:
-    // on a link slower than the period a round still completes.
-    std::erase_if(m_openRounds, [&](const auto &r) { return r.first + kOpenRounds <= m_pullRound; });
+    // A round stays open for settledAt() a while, beside newer ones: on a
+    // link slower than the period a round still completes.
+    const double keep = std::max(double(kOpenRounds) * m_ctx.config->knobs.hubPullSeconds, kOpenRoundSeconds);
+    std::erase_if(m_openRounds, [&](const auto &r) { return r.second.sentAt < now - keep; });
     auto &round = m_openRounds[m_pullRound];
     round.sentAt = now;
     for (auto &[hub, pull] : pulls) {
         pull.owners.assign(heard.begin(), heard.end()); // the regions the hub's merges count
         m_pullAwaiting.insert(hub);
-        round.awaiting.insert(hub);
+        // A hub whose edge holds no live lease (down, cut off) holds up no
+        // settling: its shards stay as the center last took them, as a
+        // dead owner's wait for its revival.
+        if (m_leases.lease(ClusterShape::edgeOfNode(hub)).validAt(now))
+            round.awaiting.insert(hub);
         out.send(std::move(pull));
+    }
+    if (round.awaiting.empty()) { // no hub it could wait for
+        m_settledAt = std::max(m_settledAt, now);
+        m_openRounds.erase(m_pullRound);
     }
 }
 
@@ -72,6 +81,8 @@ void SynapticCenter::answerPull(double now, const Message &pull, Outbox &out) {
             continue;
         auto &s = m_shards[std::size_t(asked.shard)];
         sizeRegionCopies(s);
+        if (asked.version > s.version)
+            answer.last = false; // the center holds a version this hub no longer has: not settled
         if (asked.version == s.version && asked.checksum == checksum(asked.shard))
             continue; // it holds this hub's copy
         const bool codedNewest = asked.version == s.version && !s.regionCopy[centerSlot].empty() &&
