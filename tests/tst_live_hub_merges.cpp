@@ -52,6 +52,25 @@ std::pair<std::uint64_t, std::uint64_t> pullChecks(const std::vector<engine::Sim
     return {checked, mismatches};
 }
 
+// A cluster of that config, `steps` per edge, its edges keeping their
+// state in `stateDir`.
+LiveCluster::Options hubOptions(const QString &config, const QTemporaryDir &stateDir, int steps) {
+    LiveCluster::Options o;
+    o.config = config;
+    o.steps = steps;
+    o.edgeArgs = {"--state-dir", stateDir.path()};
+    return o;
+}
+
+// The hub state files under a state directory.
+int hubStateFiles(const QString &stateDir) {
+    int files = 0;
+    for (QDirIterator it(stateDir, {"hub-state.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext();
+         it.next())
+        ++files;
+    return files;
+}
+
 std::uint64_t samplesSoFar(const std::vector<engine::SimEvent> &events) {
     std::uint64_t samples = 0;
     for (const auto &ev : events)
@@ -74,12 +93,9 @@ private Q_SLOTS:
     void aLiveClusterMergesAtItsHubs() {
         QTemporaryDir dir;
         QTemporaryDir stateDir;
-        LiveCluster::Options o;
-        o.config = hubConfig(dir);
-        QVERIFY(!o.config.isEmpty());
-        o.steps = 150;
-        o.edgeArgs = {"--state-dir", stateDir.path()};
-        LiveCluster cluster(o);
+        const QString config = hubConfig(dir);
+        QVERIFY(!config.isEmpty());
+        LiveCluster cluster(hubOptions(config, stateDir, 150));
         const QString error = cluster.start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(cluster.waitForCenter(300000), 0);
@@ -92,10 +108,7 @@ private Q_SLOTS:
         QVERIFY2(checked > 0, "the center took no hub's copy");
         QCOMPARE(mismatches, std::uint64_t(0));
         // Every hub wrote its state beside its edge's (one per hub node).
-        int hubFiles = 0;
-        for (QDirIterator it(stateDir.path(), {"hub-state.bin"}, QDir::Files, QDirIterator::Subdirectories);
-             it.hasNext(); it.next())
-            ++hubFiles;
+        const int hubFiles = hubStateFiles(stateDir.path());
         QVERIFY2(hubFiles >= 2, qPrintable(QString::number(hubFiles))); // the plan spreads hubs over both regions
         // The model the center serves at the end is the hubs' merged copies:
         // it has trained (the starting model is at chance, 0.10).
@@ -113,12 +126,10 @@ private Q_SLOTS:
     void aKilledHubRestartsOverItsStateDir() {
         QTemporaryDir dir;
         QTemporaryDir stateDir;
-        LiveCluster::Options o;
-        o.config = hubConfig(dir);
-        QVERIFY(!o.config.isEmpty());
-        o.steps = 200;
+        const QString config = hubConfig(dir);
+        QVERIFY(!config.isEmpty());
+        auto o = hubOptions(config, stateDir, 200);
         o.evalEverySamples = 1000;
-        o.edgeArgs = {"--state-dir", stateDir.path()};
         LiveCluster cluster(o);
         const QString error = cluster.start();
         QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -184,10 +195,7 @@ private Q_SLOTS:
         QFile r(report);
         QVERIFY2(r.open(QIODevice::ReadOnly), qPrintable(log.right(3000)));
         QVERIFY(QJsonDocument::fromJson(r.readAll()).object().value("finished").toBool());
-        int hubFiles = 0;
-        for (QDirIterator it(state, {"hub-state.bin"}, QDir::Files, QDirIterator::Subdirectories); it.hasNext(); it.next())
-            ++hubFiles;
-        QVERIFY2(hubFiles >= 2, qPrintable(log.right(3000)));
+        QVERIFY2(hubStateFiles(state) >= 2, qPrintable(log.right(3000)));
     }
 };
 
