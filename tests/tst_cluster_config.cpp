@@ -198,21 +198,24 @@ private Q_SLOTS:
         QVERIFY(!written.contains("staleness_weighting"));
     }
 
-    // hub_merges and its pull period: read, written back (the period only
-    // beside the switch), and neither written when off.
+    // hub_merges, its pull period and its settle time: read, written back
+    // (the two times only beside the switch), and none written when off.
     void hubMergesRoundTrip() {
-        ClusterConfig c = parseClusterConfig(R"({"knobs": {"hub_merges": true, "hub_pull_seconds": 0.25},
+        ClusterConfig c = parseClusterConfig(R"({"knobs": {"hub_merges": true, "hub_pull_seconds": 0.25, "hub_settle_seconds": 2},
                                                  "regions": [{"name": "a", "edges": [{}]}]})",
                                              "hubs.json");
         QVERIFY(c.knobs.hubMerges);
         QCOMPARE(c.knobs.hubPullSeconds, 0.25);
+        QCOMPARE(c.knobs.hubSettleSeconds, 2.0);
         const ClusterConfig back = parseClusterConfig(clusterConfigToJson(c), "round trip");
         QVERIFY(back.knobs.hubMerges);
         QCOMPARE(back.knobs.hubPullSeconds, 0.25);
+        QCOMPARE(back.knobs.hubSettleSeconds, 2.0);
         c.knobs.hubMerges = false;
         const QString written = QString::fromStdString(clusterConfigToJson(c));
         QVERIFY(!written.contains("hub_merges"));
         QVERIFY(!written.contains("hub_pull_seconds"));
+        QVERIFY(!written.contains("hub_settle_seconds"));
     }
 
     // One edge's own local_updates key: that edge alone (localUpdatesAt
@@ -362,6 +365,8 @@ private Q_SLOTS:
                                              << "knobs.hub_merges: must be true or false";
         QTest::newRow("hub pull period zero") << R"({"knobs": {"hub_pull_seconds": 0}, "regions": []})"
                                               << "knobs.hub_pull_seconds: must be > 0 and <= 3600, got 0";
+        QTest::newRow("hub settle time negative") << R"({"knobs": {"hub_settle_seconds": -1}, "regions": []})"
+                                                  << "knobs.hub_settle_seconds: must be >= 0 and <= 3600, got -1";
         QTest::newRow("an edge's local updates not bool")
             << R"({"regions": [{"name": "a", "edges": [{}, {"local_updates": "yes"}]}]})"
             << "regions[0].edges[1].local_updates: must be true or false";

@@ -436,6 +436,32 @@ private Q_SLOTS:
         QCOMPARE(p.center->settledAt(), 1.7);
     }
 
+    // knobs.hubSettleSeconds, not the pull period, is how long a shard must
+    // go without a merge before its hub sends the exact copy: pulls in
+    // between carry nothing (the center's coded copy stands), so a quiet
+    // spell mid-run costs no whole copy.
+    void aShardSettlesOnlyAfterItsSettleTime() {
+        auto config = m_config;
+        config.codecs.center = parseCodec("int8");
+        config.knobs.hubSettleSeconds = 1.0; // two pull periods
+        auto p = pair(config);
+        joinAll(p, 0.5);
+        Outbox out;
+        delta(p, 0, 0.01f, 1, 1.0, out);
+        delta(p, 1, 0.03f, 1, 1.1, out); // version 1, merged at 1.1 s
+        const Message coded = pullRound(p, 1.3);
+        QVERIFY(coded.shards.size() == 1 && coded.shards.front().delta && !coded.last);
+        // A pull period after the merge, short of the settle time: withheld.
+        const Message early = pullRound(p, 1.7);
+        QVERIFY(early.shards.empty() && !early.last);
+        QVERIFY(p.center->settledAt() < 0);
+        QVERIFY(p.center->checksum(0) != p.hub->checksum(0));
+        const Message exact = pullRound(p, 2.2);
+        QVERIFY(exact.shards.size() == 1 && !exact.shards.front().delta && exact.last);
+        QCOMPARE(p.center->checksum(0), p.hub->checksum(0));
+        QCOMPARE(p.center->settledAt(), 2.2);
+    }
+
     // The edge that is shard 0's hub takes a region's delta into its hub,
     // arms the hub's merge deadline as a timer of its own, and merges when
     // it fires; the center's pull reaches the hub too, not the owner role.

@@ -201,7 +201,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
         c.task = top.text("task", c.task, kTasks);
         if (top.has("knobs")) {
             Reader k(top.at("knobs"), "knobs",
-                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "values_on_contribution", "local_updates", "staleness_weighting", "hub_merges", "hub_pull_seconds", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
+                     {"aggregation_window_steps", "aggregation_window_ms", "center_sync_windows", "durable_every_merges", "wait_for_values", "train_ahead_windows", "values_on_contribution", "local_updates", "staleness_weighting", "hub_merges", "hub_pull_seconds", "hub_settle_seconds", "diloco_local_steps", "gossip_steps", "gossip_same_region", "outer_optimizer",
                       "outer_lr", "outer_momentum", "lease_seconds", "heartbeat_seconds", "confidence_threshold"});
             auto &n = c.knobs;
             n.aggregationWindowSteps = int(k.integer("aggregation_window_steps", n.aggregationWindowSteps, 1, 100000));
@@ -218,6 +218,7 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             n.stalenessWeighting = k.flag("staleness_weighting", n.stalenessWeighting);
             n.hubMerges = k.flag("hub_merges", n.hubMerges);
             n.hubPullSeconds = k.number("hub_pull_seconds", n.hubPullSeconds, 0, 3600, true);
+            n.hubSettleSeconds = k.number("hub_settle_seconds", n.hubSettleSeconds, 0, 3600);
             n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
             n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
             n.outerOptimizer = k.text("outer_optimizer", n.outerOptimizer, {"nesterov", "average"});

@@ -98,6 +98,12 @@ struct StrategyKnobs {
     // guards take hub traffic for the hubs' shards only).
     bool hubMerges = false;
     double hubPullSeconds = 0.5;
+    // Under a lossy center codec the pulls carry coded deltas, within the
+    // codec's error of the hub's copy; a shard that has gone this long
+    // without a merge gets its exact copy instead, whole at fp32. Too short
+    // and every quiet spell mid-run costs a whole copy; the run's end waits
+    // for it (the center serves the hubs' exact copies).
+    double hubSettleSeconds = 0.5;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour
     double gossipSameRegion = 0.75;   // gossip: chance the neighbour is picked from the edge's own region

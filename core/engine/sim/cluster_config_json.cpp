@@ -149,6 +149,7 @@ std::string clusterConfigToJson(const ClusterConfig &c) {
     if (c.knobs.hubMerges) {
         root["knobs"]["hub_merges"] = true;
         root["knobs"]["hub_pull_seconds"] = c.knobs.hubPullSeconds;
+        root["knobs"]["hub_settle_seconds"] = c.knobs.hubSettleSeconds;
     }
     return root.dump(2);
 }

@@ -89,10 +89,10 @@ void SynapticCenter::answerPull(double now, const Message &pull, Outbox &out) {
                                  asked.checksum == s.regionChecksum[centerSlot];
         if (codedNewest) {
             // A lossy copy of the newest version: once the shard has
-            // settled (no merge for a pull period) the exact copy, so the
+            // settled (no merge for knobs.hubSettleSeconds) the exact copy, so the
             // model the center serves ends as the hub's, not within a
             // codec's error of it (whose residual leaves only with a merge).
-            if (now - s.mergedAt < m_ctx.config->knobs.hubPullSeconds) {
+            if (now - s.mergedAt < m_ctx.config->knobs.hubSettleSeconds) {
                 answer.last = false; // withheld: the center's copy is not exact yet
                 continue;
             }
