@@ -436,6 +436,63 @@ private Q_SLOTS:
         QCOMPARE(p.center->settledAt(), 1.7);
     }
 
+    // A round's check is reported once every hub answered *that* round: a
+    // late answer to the round before (its copy checked and taken) does
+    // not stand in for its hub's answer to the current one.
+    void aLateAnswerDoesNotCloseTheCurrentRound() {
+        auto p = pair(m_config);
+        joinAll(p, 0.5);
+        Outbox out;
+        delta(p, 0, 0.01f, 1, 1.0, out);
+        delta(p, 1, 0.03f, 1, 1.1, out); // shard 0 at version 1 on its hub
+        Outbox timer;
+        p.center->start(1.0, timer);
+        const auto kind = timer.timers.front().kind;
+        // Shard 0's hub answers for real; the others, whose shards did not
+        // change, answer nothing new (exactly), as in pullRound.
+        auto answersOf = [&](const Outbox &pulls, double at, bool hubOfShard0) {
+            std::vector<Message> answers;
+            for (auto pull : pulls.messages) {
+                if ((pull.to == p.hubNode) != hubOfShard0)
+                    continue;
+                if (hubOfShard0) {
+                    pull.from = kCenterNode;
+                    answers.push_back(answer(p, pull, at));
+                    continue;
+                }
+                Message nothing;
+                nothing.kind = MessageKind::HubCopy;
+                nothing.from = pull.to;
+                nothing.round = pull.round;
+                nothing.last = true;
+                answers.push_back(std::move(nothing));
+            }
+            return answers;
+        };
+        Outbox first, second, taken;
+        p.center->onTimer(1.5, kind, 0, first);
+        const auto late = answersOf(first, 1.6, true); // shard 0's copy, held up on its way
+        QCOMPARE(late.size(), std::size_t(1));
+        QCOMPARE(late.front().shards.size(), std::size_t(1));
+        for (auto &a : answersOf(first, 1.6, false))
+            p.center->onMessage(1.7, std::move(a), taken);
+        p.center->onTimer(2.0, kind, 0, second);
+        for (auto &a : answersOf(second, 2.1, false))
+            p.center->onMessage(2.2, std::move(a), taken);
+        int checked = 0;
+        QCOMPARE(consistencyMismatches(taken, checked), 0);
+        QCOMPARE(checked, 0);
+        p.center->onMessage(2.3, Message(late.front()), taken); // the first round's answer, late
+        QCOMPARE(p.center->version(0), std::uint64_t(1));         // its copy is taken
+        QCOMPARE(consistencyMismatches(taken, checked), 0);
+        QCOMPARE(checked, 0); // the second round still waits for shard 0's hub
+        const auto current = answersOf(second, 2.4, true);
+        QCOMPARE(current.size(), std::size_t(1));
+        p.center->onMessage(2.5, Message(current.front()), taken);
+        QCOMPARE(consistencyMismatches(taken, checked), 0);
+        QCOMPARE(checked, 1); // now the round is one center sync, with the late copy's check
+    }
+
     // knobs.hubSettleSeconds, not the pull period, is how long a shard must
     // go without a merge before its hub sends the exact copy: pulls in
     // between carry nothing (the center's coded copy stands), so a quiet

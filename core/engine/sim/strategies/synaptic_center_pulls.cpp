@@ -150,7 +150,11 @@ void SynapticCenter::takePulled(double now, Message &&answer, Outbox &out) {
     if (took)
         persist(out); // what it serves survives a restart (else it pulls whole copies again)
     noteSettling(answer, m_mismatches == mismatchesBefore);
-    // The round's checks are one center sync once every hub asked answered.
+    // The round's checks are one center sync once every hub asked answered
+    // it: an answer to an older round (late on a slow link) is taken and
+    // checked, but its hub's answer to this round is still to come.
+    if (answer.round != m_pullRound)
+        return;
     m_pullAwaiting.erase(answer.from);
     if (m_pullAwaiting.empty())
         reportPullCheck(now, out);
