@@ -216,6 +216,16 @@ private Q_SLOTS:
         QVERIFY(!written.contains("hub_merges"));
         QVERIFY(!written.contains("hub_pull_seconds"));
         QVERIFY(!written.contains("hub_settle_seconds"));
+        // Absent, the settle time is one pull period (as before the key
+        // existed); 0 (settle at the next pull) is a valid choice.
+        const ClusterConfig absent = parseClusterConfig(R"({"knobs": {"hub_merges": true, "hub_pull_seconds": 0.25},
+                                                            "regions": [{"name": "a", "edges": [{}]}]})",
+                                                        "hubs.json");
+        QCOMPARE(absent.knobs.hubSettleSeconds, 0.25);
+        const ClusterConfig zero = parseClusterConfig(R"({"knobs": {"hub_merges": true, "hub_settle_seconds": 0},
+                                                          "regions": [{"name": "a", "edges": [{}]}]})",
+                                                      "hubs.json");
+        QCOMPARE(zero.knobs.hubSettleSeconds, 0.0);
     }
 
     // One edge's own local_updates key: that edge alone (localUpdatesAt
@@ -366,7 +376,10 @@ private Q_SLOTS:
         QTest::newRow("hub pull period zero") << R"({"knobs": {"hub_pull_seconds": 0}, "regions": []})"
                                               << "knobs.hub_pull_seconds: must be > 0 and <= 3600, got 0";
         QTest::newRow("hub settle time negative") << R"({"knobs": {"hub_settle_seconds": -1}, "regions": []})"
-                                                  << "knobs.hub_settle_seconds: must be >= 0 and <= 3600, got -1";
+                                                  << "knobs.hub_settle_seconds: must be >= 0 and <= 30, got -1";
+        QTest::newRow("hub settle time past the simulator's minute")
+            << R"({"knobs": {"hub_settle_seconds": 31}, "regions": []})"
+            << "knobs.hub_settle_seconds: must be >= 0 and <= 30, got 31";
         QTest::newRow("an edge's local updates not bool")
             << R"({"regions": [{"name": "a", "edges": [{}, {"local_updates": "yes"}]}]})"
             << "regions[0].edges[1].local_updates: must be true or false";

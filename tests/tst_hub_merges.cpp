@@ -414,7 +414,7 @@ private Q_SLOTS:
     // A live center ends a run on a pull round after which it holds every
     // hub's exact copy (SynapticCenter::settledAt): not on one that brought
     // a coded delta, nor on one whose hub withheld the exact copy because
-    // it merged less than a pull period before.
+    // it merged less than the settle time before (knobs.hubSettleSeconds).
     void aLossyCopyDoesNotSettleTheCenter() {
         auto config = m_config;
         config.codecs.center = parseCodec("int8");

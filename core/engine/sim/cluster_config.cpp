@@ -218,7 +218,10 @@ ClusterConfig parseClusterConfig(const std::string &jsonText, const std::string 
             n.stalenessWeighting = k.flag("staleness_weighting", n.stalenessWeighting);
             n.hubMerges = k.flag("hub_merges", n.hubMerges);
             n.hubPullSeconds = k.number("hub_pull_seconds", n.hubPullSeconds, 0, 3600, true);
-            n.hubSettleSeconds = k.number("hub_settle_seconds", n.hubSettleSeconds, 0, 3600);
+            // Absent: one pull period, the settle time before the key existed.
+            // At most 30 s: a simulated run stops after a minute without a
+            // training step, and its last shards must settle before that.
+            n.hubSettleSeconds = k.number("hub_settle_seconds", n.hubPullSeconds, 0, 30);
             n.gossipSteps = int(k.integer("gossip_steps", n.gossipSteps, 1, 100000));
             n.gossipSameRegion = k.number("gossip_same_region", n.gossipSameRegion, 0, 1);
             n.outerOptimizer = k.text("outer_optimizer", n.outerOptimizer, {"nesterov", "average"});

@@ -101,8 +101,10 @@ struct StrategyKnobs {
     // Under a lossy center codec the pulls carry coded deltas, within the
     // codec's error of the hub's copy; a shard that has gone this long
     // without a merge gets its exact copy instead, whole at fp32. Too short
-    // and every quiet spell mid-run costs a whole copy; the run's end waits
-    // for it (the center serves the hubs' exact copies).
+    // and every quiet spell costs a whole copy (on the shipped config: the
+    // lone merges of the last stragglers after training); the run's end
+    // waits for it (the center serves the hubs' exact copies). One pull
+    // period when the key is absent; at most 30 s (cluster_config.cpp).
     double hubSettleSeconds = 0.5;
     int dilocoLocalSteps = 32;        // diloco: local steps between outer steps
     int gossipSteps = 4;              // gossip: local steps between exchanges with a random neighbour

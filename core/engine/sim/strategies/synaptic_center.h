@@ -116,7 +116,9 @@ private:
         std::vector<ShardItem> lastAnswer;
         bool deadlineArmed = false;
         std::uint64_t deadlineGeneration = 0;
-        double mergedAt = -1; // a hub: when it last merged (memory only)
+        // A hub: when it last merged (memory only; never, for a restarted
+        // hub: its shards count as settled whatever the settle time).
+        double mergedAt = -std::numeric_limits<double>::infinity();
         // A new version and its checksum; the oldest past kChecksumHistory is forgotten.
         void remember(std::uint64_t v, std::uint64_t checksum) {
             checksums.emplace_front(v, checksum);
