@@ -140,6 +140,17 @@ class TestHubMerges : public QObject {
         }
     }
 
+    // A hub's answer to `pull` when none of its shards changed since the
+    // copy the center names: nothing, exactly (as a real hub answers).
+    static Message nothingNew(const Message &pull) {
+        Message nothing;
+        nothing.kind = MessageKind::HubCopy;
+        nothing.from = pull.to;
+        nothing.round = pull.round; // the round it answers
+        nothing.last = true;        // exact: nothing withheld
+        return nothing;
+    }
+
     // One whole pull round at `at`: shard 0's hub answers its pull, every
     // other hub that nothing changed (exactly), and the center takes them
     // all. Returns shard 0's hub's answer.
@@ -155,12 +166,7 @@ class TestHubMerges : public QObject {
                 mine = answer(p, pull, at);
                 continue;
             }
-            Message nothing;
-            nothing.kind = MessageKind::HubCopy;
-            nothing.from = pull.to;
-            nothing.round = pull.round;
-            nothing.last = true;
-            p.center->onMessage(at, std::move(nothing), taken);
+            p.center->onMessage(at, nothingNew(pull), taken);
         }
         p.center->onMessage(at, Message(mine), taken);
         return mine;
@@ -318,12 +324,7 @@ private Q_SLOTS:
             for (const auto &pull : pulls.messages) {
                 if (pull.to == p.hubNode)
                     continue;
-                Message nothing; // their shards did not change
-                nothing.kind = MessageKind::HubCopy;
-                nothing.from = pull.to;
-                nothing.round = pull.round; // the round it answers
-                nothing.last = true;        // exact: nothing withheld
-                p.center->onMessage(at, std::move(nothing), into);
+                p.center->onMessage(at, nothingNew(pull), into); // their shards did not change
             }
         };
         answerOthers(round, 2.4, taken);
@@ -460,12 +461,7 @@ private Q_SLOTS:
                     answers.push_back(answer(p, pull, at));
                     continue;
                 }
-                Message nothing;
-                nothing.kind = MessageKind::HubCopy;
-                nothing.from = pull.to;
-                nothing.round = pull.round;
-                nothing.last = true;
-                answers.push_back(std::move(nothing));
+                answers.push_back(nothingNew(pull));
             }
             return answers;
         };

@@ -89,10 +89,11 @@ double median(std::vector<double> v) {
 
 // One live run: `synaptic-node cluster` (a center and every edge as
 // processes on loopback, --insecure with a token) until every edge used the
-// step budget; the center's report. Under knobs.hub_merges the edges keep
-// their state in a fresh directory (the hubs need one). `waiting` is
-// called a few times a second while it runs, with the wall seconds so far.
-json liveRun(const Options &o, int index, const std::function<void(double)> &waiting) {
+// step budget; the center's report. With `hubs` (the config's
+// knobs.hub_merges) the edges keep their state in a fresh directory (the
+// hubs need one). `waiting` is called a few times a second while it runs,
+// with the wall seconds so far.
+json liveRun(const Options &o, bool hubs, int index, const std::function<void(double)> &waiting) {
     const std::string dir = "/tmp/synaptic-bench-live-" + std::to_string(getpid()) + "-run" + std::to_string(index);
     const std::string token = dir + ".token", report = dir + ".json", state = dir + ".state";
     std::ofstream(token) << "bench-live-" << getpid() << "\n";
@@ -100,7 +101,6 @@ json liveRun(const Options &o, int index, const std::function<void(double)> &wai
     std::vector<std::string> args{SYNAPTIC_NODE_BINARY, "cluster", "--config", o.config, "--steps",
                                   std::to_string(o.steps), "--exit-when-done", "--report", report, "--insecure",
                                   "--token-file", token, "--eval-every-samples", "100000000", "--quiet"};
-    const bool hubs = engine::loadClusterConfig(o.config).knobs.hubMerges;
     if (hubs)
         args.insert(args.end(), {"--state-dir", state});
     const pid_t pid = fork();
@@ -161,13 +161,14 @@ int main(int argc, char **argv) {
 
     std::vector<json> live;
     std::vector<double> accuracy, sps, bytes;
-    const int clusterProcesses = engine::loadClusterConfig(o.config).edgeCount() + 1;
+    const auto config = engine::loadClusterConfig(o.config); // read once: the live runs' shape and knobs
+    const int clusterProcesses = config.edgeCount() + 1;
     double previousWall = 0; // the previous live run's wall seconds: about what the next one takes
     for (int i = 0; i < o.liveRuns; ++i) {
         progress.next("live cluster " + std::to_string(i + 1) + "/" + std::to_string(o.liveRuns) + " (" +
                       std::to_string(clusterProcesses) + " processes)");
         double wall = 0;
-        live.push_back(liveRun(o, i, [&](double seconds) {
+        live.push_back(liveRun(o, config.knobs.hubMerges, i, [&](double seconds) {
             wall = seconds;
             progress.update(previousWall > 0 ? std::min(0.95, seconds / previousWall) : 0,
                             engine::formatDuration(seconds) + " so far");
@@ -201,9 +202,8 @@ int main(int argc, char **argv) {
     std::printf("\n%-28s %12s %12s\n", "", "simulator", "live (median)");
     std::printf("%-28s %12.4f %12.4f   %+.2f pp  goal within 1 pp: %s\n", "final accuracy", sim.finalAccuracy,
                 liveAccuracy, 100 * accuracyGap, accuracyOk ? "met" : "MISSED");
-    const int processes = engine::loadClusterConfig(o.config).edgeCount() + 1;
     std::printf("%-28s %12.0f %12.0f   (one process vs %d processes sharing this machine's cores)\n", "samples/s",
-                simSps, liveSps, processes);
+                simSps, liveSps, clusterProcesses);
     std::printf("%-28s %12llu %12.0f   x%.4f  goal within 2 %%: %s\n", "bytes on the wire",
                 (unsigned long long)sim.totalBytes, liveBytes, bytesRatio, bytesOk ? "met" : "MISSED");
     std::printf("%-28s %12.0f MB/s (gRPC, %.0f MB in Handoff messages) vs %.0f MB/s (TCP copy): x%.2f\n",
